@@ -1,0 +1,110 @@
+# Copyright 2026 kame_ros developers
+# SPDX-License-Identifier: Apache-2.0
+"""audio_capture: the robot's microphone onto audio/mic as 80 ms, 24 kHz frames.
+
+A reader thread owns the device: blocking reads never touch the executor,
+so a stalled or vanished device cannot block any other node in the
+process. A missing or lost device is reported once, counted, and retried
+every ``retry_period_s`` until it comes back.
+"""
+import threading
+import time
+
+from rclpy.node import Node
+
+from kame_ros.audio.clock import SampleClock
+from kame_ros.audio.device import DeviceError, run_device_session, SoundSystem
+from kame_ros.audio.frames import FRAME_NS, float_to_int16, pcm_bytes_to_float, SAMPLE_RATE
+from kame_ros.audio.framer import FrameAssembler
+from kame_ros.audio.resample import StreamResampler
+from kame_ros.ros.audio_out import AudioOutput
+from kame_ros.ros.diagnostics import Diagnostics, ERROR, Health, OK, WARN
+from kame_ros.ros.params import declare
+from kame_ros.ros.spin import run_nodes
+from kame_ros.ros.topics import MIC_AUDIO, MIC_INFO
+
+class AudioCapture(Node):
+    """Reads a PortAudio input device and publishes frames."""
+
+    def __init__(self, **kwargs) -> None:
+        """Declare parameters and start the device thread."""
+        super().__init__('audio_capture', **kwargs)
+        self.device = declare(self, 'device', '',
+                              'Input device: name substring or index; empty = system default')
+        self.device_rate = declare(self, 'device_rate', 0,
+                                   'Device sample rate; 0 = 24000 if supported, else default',
+                                   0, 192000)
+        self.channels = declare(self, 'channels', 1, 'Channels to open (mixed down to mono)',
+                                1, 32)
+        self.block_ms = declare(self, 'block_ms', 20,
+                                'Device read size in ms (smaller = lower latency)', 5, 80)
+        self.retry_period_s = declare(self, 'retry_period_s', 2.0,
+                                      'Wait between attempts to (re)open the device', 0.1, 60.0)
+        self.frame_id = declare(self, 'frame_id', 'mic_link', 'Header frame_id of the frames')
+        self.out = AudioOutput(self, MIC_AUDIO, self.frame_id, MIC_INFO, {'source': 'device'})
+        self.state = 'starting'
+        self.error = ''
+        self.open_failures = 0
+        self.nonfinite_samples = 0
+        self._stop = threading.Event()
+        self.diagnostics = Diagnostics(self, self._health)
+        self._thread = threading.Thread(target=self._run, daemon=True)
+        self._thread.start()
+
+    def _run(self) -> None:
+        while not self._stop.is_set():
+            try:
+                run_device_session(self._capture)
+            except DeviceError as err:
+                self._fail(str(err))
+                self._stop.wait(self.retry_period_s)
+
+    def _fail(self, message: str) -> None:
+        self.open_failures += 1
+        self.state, self.error = 'error', message
+        if self.open_failures == 1 or self.open_failures % 30 == 0:
+            self.get_logger().error(f'microphone unavailable (attempt {self.open_failures}, '
+                                    f'retrying every {self.retry_period_s:.1f} s): {message}')
+
+    def _capture(self, sound: SoundSystem) -> None:
+        block = SAMPLE_RATE * self.block_ms // 1000
+        opened = sound.open(self.device, True, self.device_rate, self.channels, block)
+        resampler = StreamResampler(opened.rate, SAMPLE_RATE)
+        assembler = FrameAssembler()
+        device_block = block * opened.rate // SAMPLE_RATE
+        self.get_logger().info(f'capturing from {opened.name!r} at {opened.rate} Hz, '
+                               f'{opened.channels} ch')
+        self.out.set_info({'source': 'device', 'device': opened.name,
+                           'device_rate': opened.rate, 'device_channels': opened.channels})
+        self.state, self.error, self.open_failures = 'capturing', '', 0
+        clock = SampleClock()
+        try:
+            while not self._stop.is_set():
+                try:
+                    data = opened.stream.read(device_block, exception_on_overflow=False)
+                except (IOError, OSError) as err:
+                    raise DeviceError(f'device {opened.name!r} lost: {err}') from err
+                x = pcm_bytes_to_float(data, 2, opened.channels)
+                samples, bad = float_to_int16(resampler.process(x))
+                self.nonfinite_samples += bad
+                for frame in assembler.push(samples):
+                    lag_ns = int(assembler.pending * 1e9 / SAMPLE_RATE)
+                    start_ns = time.time_ns() - lag_ns - FRAME_NS
+                    self.out.publish(frame, clock.stamp(start_ns))
+        finally:
+            opened.stream.close()
+
+    def _health(self) -> Health:
+        level = OK if self.state == 'capturing' else ERROR if self.state == 'error' else WARN
+        return Health(level, self.error or self.state,
+                      {'frames_published': self.out.seq, 'open_failures': self.open_failures,
+                       'nonfinite_samples': self.nonfinite_samples})
+
+    def close(self) -> None:
+        """Stop the device thread."""
+        self._stop.set()
+        self._thread.join(timeout=3.0)
+
+def main(args: list[str] | None = None) -> None:
+    """Console entry point."""
+    run_nodes([AudioCapture], args)

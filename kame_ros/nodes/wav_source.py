@@ -1,0 +1,96 @@
+# Copyright 2026 kame_ros developers
+# SPDX-License-Identifier: Apache-2.0
+"""wav_source: a virtual microphone that plays a WAV file onto audio/mic.
+
+Used headless (answer a recorded question) and in tests. Frames leave at
+the pace a real microphone would deliver them: frame k is stamped with the
+time of its first sample and published when its last sample "arrives",
+scheduled against absolute deadlines so the rate never drifts.
+"""
+import threading
+import time
+
+from rclpy.node import Node
+
+from kame_ros.audio.frames import FRAME_NS, FRAME_SAMPLES
+from kame_ros.audio.framer import FrameAssembler
+from kame_ros.audio.wav import read_wav_24k
+from kame_ros.ros.audio_out import AudioOutput
+from kame_ros.ros.diagnostics import Diagnostics, ERROR, Health, OK
+from kame_ros.ros.params import declare
+from kame_ros.ros.spin import run_nodes
+from kame_ros.ros.topics import MIC_AUDIO, MIC_INFO
+
+
+class WavSource(Node):
+    """Publishes a WAV file as 80 ms frames at real-time pace."""
+
+    def __init__(self, **kwargs) -> None:
+        """Declare parameters, load the file, start the pacing thread."""
+        super().__init__('wav_source', **kwargs)
+        self.path = declare(self, 'path', '', 'PCM WAV to publish (any rate/channels; '
+                            'converted to 24 kHz mono)')
+        self.realtime_factor = declare(
+            self, 'realtime_factor', 1.0,
+            'Pace relative to real time: 1.0 = 12.5 frames/s, 0.0 = as fast as possible',
+            0.0, 1000.0)
+        self.loop = declare(self, 'loop', False, 'Start the file again when it ends')
+        self.start_delay_s = declare(self, 'start_delay_s', 1.0,
+                                     'Wait before the first frame so subscribers can match',
+                                     0.0, 600.0)
+        self.frame_id = declare(self, 'frame_id', 'mic_link', 'Header frame_id of the frames')
+        self.finished = threading.Event()
+        self._stop = threading.Event()
+        self._error = ''
+        self._frames = []
+        try:
+            assembler = FrameAssembler()
+            self._frames = assembler.push(read_wav_24k(self.path)) + assembler.flush()
+        except (OSError, ValueError) as err:
+            self._error = f'cannot read WAV {self.path!r}: {err}'
+            self.get_logger().error(self._error)
+            self.finished.set()
+        self.out = AudioOutput(self, MIC_AUDIO, self.frame_id, MIC_INFO,
+                               {'source': 'wav', 'path': self.path})
+        self.diagnostics = Diagnostics(self, self._health)
+        self._thread = threading.Thread(target=self._run, daemon=True)
+        if self._frames:
+            self.get_logger().info(f'{self.path}: {len(self._frames)} frames '
+                                   f'({len(self._frames) * FRAME_SAMPLES / 24000:.1f} s)')
+            self._thread.start()
+
+    def _run(self) -> None:
+        if self._stop.wait(self.start_delay_s):
+            return
+        period_ns = FRAME_NS / self.realtime_factor if self.realtime_factor > 0 else 0
+        t0 = time.time_ns()
+        k = 0
+        while not self._stop.is_set():
+            for samples in self._frames:
+                stamp = t0 + int(k * period_ns)
+                delay = (stamp + period_ns - time.time_ns()) / 1e9
+                if delay > 0 and self._stop.wait(delay):
+                    return
+                self.out.publish(samples, stamp if period_ns else time.time_ns())
+                k += 1
+            if not self.loop:
+                break
+        self.get_logger().info(f'published {self.out.seq} frames')
+        self.finished.set()
+
+    def _health(self) -> Health:
+        if self._error:
+            return Health(ERROR, self._error)
+        return Health(OK, 'finished' if self.finished.is_set() else 'playing',
+                      {'frames_published': self.out.seq, 'frames_in_file': len(self._frames)})
+
+    def close(self) -> None:
+        """Stop publishing (called before the node is destroyed)."""
+        self._stop.set()
+        if self._thread.is_alive():
+            self._thread.join(timeout=2.0)
+
+
+def main(args: list[str] | None = None) -> None:
+    """Console entry point."""
+    run_nodes([WavSource], args)

@@ -1,0 +1,40 @@
+# Copyright 2026 kame_ros developers
+# SPDX-License-Identifier: Apache-2.0
+"""Publish 80 ms frames with a per-publisher sequence number."""
+import json
+
+import numpy as np
+from rclpy.node import Node
+from std_msgs.msg import String
+
+from kame_ros.audio.frames import AudioFrame, FRAME_SAMPLES, SAMPLE_RATE
+from kame_ros.ros.audio_msg import frame_to_msg
+from kame_ros.ros.topics import Topic
+
+
+class AudioOutput:
+    """Stamps, numbers and publishes frames; optionally latches a stream description."""
+
+    def __init__(self, node: Node, topic: Topic, frame_id: str,
+                 info_topic: Topic | None = None, info: dict | None = None) -> None:
+        """Create the publisher (and the latched info publisher)."""
+        self._pub = node.create_publisher(topic.msg_type, topic.name, topic.qos)
+        self.frame_id = frame_id
+        self.seq = 0
+        if info_topic is not None:
+            self._info_pub = node.create_publisher(info_topic.msg_type, info_topic.name,
+                                                   info_topic.qos)
+            self.set_info(info or {})
+
+    def set_info(self, info: dict) -> None:
+        """Latch a JSON description of the stream (device, rates) for late joiners."""
+        full = {'sample_rate': SAMPLE_RATE, 'frame_samples': FRAME_SAMPLES,
+                'format': 'S16LE', 'channels': 1, 'frame_id': self.frame_id, **info}
+        self._info_pub.publish(String(data=json.dumps(full)))
+
+    def publish(self, samples: np.ndarray, stamp_ns: int) -> AudioFrame:
+        """Publish one frame stamped with its first sample's time; returns it."""
+        frame = AudioFrame(self.seq, stamp_ns, samples)
+        self._pub.publish(frame_to_msg(frame, self.frame_id))
+        self.seq += 1
+        return frame

@@ -1,0 +1,29 @@
+# Copyright 2026 kame_ros developers
+# SPDX-License-Identifier: Apache-2.0
+"""Declare parameters with descriptions and ranges in one line each.
+
+Every parameter a kame_ros node reads is declared through here so that
+``ros2 param describe`` always explains it and out-of-range values set at
+run time are refused by rcl instead of reaching the audio loop.
+"""
+from typing import Any
+
+from rcl_interfaces.msg import FloatingPointRange, IntegerRange, ParameterDescriptor
+from rclpy.node import Node
+
+
+def declare(node: Node, name: str, default: Any, description: str,
+            low: float | None = None, high: float | None = None,
+            read_only: bool = False) -> Any:
+    """Declare ``name`` and return its value (from YAML/CLI or the default)."""
+    descriptor = ParameterDescriptor(description=description, read_only=read_only)
+    if low is not None and high is not None:
+        if isinstance(default, bool):
+            raise TypeError(f'{name}: ranges make no sense for bool')
+        if isinstance(default, int):
+            descriptor.integer_range = [IntegerRange(from_value=int(low), to_value=int(high),
+                                                     step=1)]
+        else:
+            descriptor.floating_point_range = [FloatingPointRange(
+                from_value=float(low), to_value=float(high), step=0.0)]
+    return node.declare_parameter(name, default, descriptor).value

@@ -1,0 +1,49 @@
+# Copyright 2026 kame_ros developers
+# SPDX-License-Identifier: Apache-2.0
+"""Every kame_ros topic: its name, message type and QoS, in one place.
+
+QoS is chosen per kind of data (see README "Topics"):
+
+* audio: RELIABLE, KEEP_LAST 25 (2 s), VOLATILE. A lost frame is an audible
+  click or a hole in what the recognizer hears, and at 12.5 Hz x 3.8 kB
+  retransmission is cheap; KEEP_LAST bounds memory and never blocks the
+  publisher. A BEST_EFFORT subscriber (a monitor over Wi-Fi) still matches.
+* text events: RELIABLE, KEEP_LAST 100, VOLATILE: every transcript revision
+  and oracle event matters, nothing is worth replaying to a late joiner.
+* static/latched state: RELIABLE, KEEP_LAST 1, TRANSIENT_LOCAL, so a node
+  that starts later still learns the current value.
+"""
+from dataclasses import dataclass
+
+from diagnostic_msgs.msg import DiagnosticArray
+from rclpy.qos import DurabilityPolicy, HistoryPolicy, QoSProfile, ReliabilityPolicy
+from sensor_msgs.msg import CompressedImage
+from std_msgs.msg import String
+
+AUDIO_QOS = QoSProfile(history=HistoryPolicy.KEEP_LAST, depth=25,
+                       reliability=ReliabilityPolicy.RELIABLE,
+                       durability=DurabilityPolicy.VOLATILE)
+TEXT_QOS = QoSProfile(history=HistoryPolicy.KEEP_LAST, depth=100,
+                      reliability=ReliabilityPolicy.RELIABLE,
+                      durability=DurabilityPolicy.VOLATILE)
+LATCHED_QOS = QoSProfile(history=HistoryPolicy.KEEP_LAST, depth=1,
+                         reliability=ReliabilityPolicy.RELIABLE,
+                         durability=DurabilityPolicy.TRANSIENT_LOCAL)
+DIAGNOSTICS_QOS = QoSProfile(history=HistoryPolicy.KEEP_LAST, depth=10,
+                             reliability=ReliabilityPolicy.RELIABLE,
+                             durability=DurabilityPolicy.VOLATILE)
+
+
+@dataclass(frozen=True)
+class Topic:
+    """A topic's contract: relative name (namespace-able), type, QoS."""
+
+    name: str
+    msg_type: type
+    qos: QoSProfile
+
+
+MIC_AUDIO = Topic('audio/mic', CompressedImage, AUDIO_QOS)
+MIC_INFO = Topic('audio/mic/info', String, LATCHED_QOS)
+SPEAKER_AUDIO = Topic('audio/speaker', CompressedImage, AUDIO_QOS)
+DIAGNOSTICS = Topic('/diagnostics', DiagnosticArray, DIAGNOSTICS_QOS)

@@ -1,0 +1,40 @@
+#!/usr/bin/env bash
+# Set up everything kame_ros needs on a fresh Debian 12 machine (idempotent):
+# apt packages (PortAudio, PulseAudio for the audio tests), a Python venv in
+# .venv with ROS 2 Kilted from the ros-* PyPI wheels, torch 2.13.0 (CPU) and
+# kame_ros installed editable. Prints what it does; re-running skips done work.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+ROOT=$PWD
+VENV=${KAME_VENV:-$ROOT/.venv}
+PYTHON=${KAME_PYTHON:-python3.11}
+
+APT_PACKAGES=(portaudio19-dev pulseaudio pulseaudio-utils libasound2-plugins espeak-ng sox)
+missing=()
+for p in "${APT_PACKAGES[@]}"; do
+  dpkg -s "$p" >/dev/null 2>&1 || missing+=("$p")
+done
+if [ ${#missing[@]} -gt 0 ]; then
+  echo "[setup] apt: installing ${missing[*]}"
+  SUDO=""; [ "$(id -u)" -ne 0 ] && SUDO=sudo
+  $SUDO apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq "${missing[@]}" >/dev/null
+fi
+
+if [ ! -x "$VENV/bin/python" ]; then
+  echo "[setup] creating venv $VENV with $($PYTHON --version)"
+  "$PYTHON" -m venv "$VENV"
+fi
+PIP=("$VENV/bin/python" -m pip install -q --disable-pip-version-check)
+stamp="$VENV/.kame_ros_deps"
+want="$(cat requirements.txt requirements-test.txt setup.py | sha256sum | cut -c1-16)"
+if [ "$(cat "$stamp" 2>/dev/null)" != "$want" ]; then
+  echo "[setup] pip: torch 2.13.0 (CPU), ROS 2 Kilted wheels, runtime and test deps"
+  "${PIP[@]}" torch==2.13.0 2>&1 | grep -v '^WARNING: Location' || true
+  "${PIP[@]}" -r requirements.txt -r requirements-test.txt 2>&1 | grep -v '^WARNING: Location' || true
+  "${PIP[@]}" -e . 2>&1 | grep -v '^WARNING: Location' || true
+  "$VENV/bin/python" -c "import rclpy, torch, pyaudio, soxr, kame_ros" \
+    || { echo "[setup] FAILED: python packages did not install" >&2; exit 1; }
+  echo "$want" > "$stamp"
+fi
+echo "[setup] ready: source scripts/env.sh (or use $VENV/bin/kame_ros_run)"

@@ -1,0 +1,35 @@
+# Copyright 2026 kame_ros developers
+# SPDX-License-Identifier: Apache-2.0
+"""ament_python build for kame_ros: one package, console scripts per node."""
+from glob import glob
+
+from setuptools import find_packages, setup
+
+PACKAGE = 'kame_ros'
+
+NODES = ['audio_capture', 'audio_playback', 'wav_source', 'wav_sink']
+
+setup(
+    name=PACKAGE,
+    version='0.1.0',
+    packages=find_packages(exclude=['test']),
+    data_files=[
+        ('share/ament_index/resource_index/packages', ['resource/' + PACKAGE]),
+        ('share/' + PACKAGE, ['package.xml']),
+        ('share/' + PACKAGE + '/launch', glob('launch/*.launch.py')),
+        ('share/' + PACKAGE + '/config', glob('config/*.yaml')),
+    ],
+    install_requires=['setuptools', 'numpy', 'pyyaml', 'soxr'],
+    zip_safe=True,
+    maintainer='kame_ros developers',
+    maintainer_email='kame-ros@example.org',
+    description='KAME tandem voice agent for robots over ROS 2',
+    license='Apache-2.0',
+    tests_require=['pytest'],
+    entry_points={
+        'console_scripts': [
+            'kame_ros_run = kame_ros.run:main',
+            'kame_ros_bench_transport = kame_ros.bench.transport:main',
+        ] + [f'{node} = kame_ros.nodes.{node}:main' for node in NODES],
+    },
+)
