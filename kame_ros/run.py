@@ -1,6 +1,7 @@
 # Copyright 2026 kame_ros developers
 # SPDX-License-Identifier: Apache-2.0
-"""kame_ros_run: run a set of kame_ros nodes in one process from a launch YAML.
+"""
+kame_ros_run: run a set of kame_ros nodes in one process from a launch YAML.
 
 ``ros2 launch kame_ros agent.launch.py`` starts one process per node with
 the same YAML; this runs the same nodes and parameters where ros2 launch is
@@ -63,3 +64,7 @@ def main(argv: list[str] | None = None) -> None:
     args = ['kame_ros_run', '--ros-args', '--params-file', str(config)]
     args += ros_args[1:] if ros_args else []
     run_nodes(classes, args)
+
+
+if __name__ == '__main__':
+    main()

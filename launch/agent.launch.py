@@ -1,6 +1,7 @@
 # Copyright 2026 kame_ros developers
 # SPDX-License-Identifier: Apache-2.0
-"""Start the kame_ros agent on a robot: one process per node of the YAML.
+"""
+Start the kame_ros agent on a robot: one process per node of the YAML.
 
     ros2 launch kame_ros agent.launch.py [config:=/path/agent.yaml] [namespace:=robot1]
 

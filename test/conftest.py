@@ -20,7 +20,7 @@ _domain_ids = itertools.count(1 + (os.getpid() * 7) % 150)
 
 @pytest.fixture
 def domain_id(monkeypatch) -> int:
-    """A DDS domain of this test's own, also inherited by the processes it starts."""
+    """Give the test a DDS domain of its own, inherited by the processes it starts."""
     did = 1 + next(_domain_ids) % 200
     monkeypatch.setenv('ROS_DOMAIN_ID', str(did))
     monkeypatch.setenv('ROS_AUTOMATIC_DISCOVERY_RANGE', 'LOCALHOST')

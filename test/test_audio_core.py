@@ -1,9 +1,10 @@
 # Copyright 2026 kame_ros developers
 # SPDX-License-Identifier: Apache-2.0
 """Frames, conversion, resampling, framing, WAV I/O and the sample clock."""
-from audio_signals import dominant_frequency, tone
 import numpy as np
 import pytest
+
+from audio_signals import dominant_frequency, tone
 
 from kame_ros.audio.clock import SampleClock
 from kame_ros.audio.framer import FrameAssembler
@@ -93,8 +94,8 @@ def test_frame_assembler_exact_frames_any_block_size():
     assert len(frames) == 5 and asm.pending == 7
     assert np.array_equal(np.concatenate(frames), x[:FRAME_SAMPLES * 5])
     tail = asm.flush()
-    assert len(tail) == 1 and tail[0][:7].tolist() == list(range(FRAME_SAMPLES * 5,
-                                                                  FRAME_SAMPLES * 5 + 7))
+    start = FRAME_SAMPLES * 5
+    assert len(tail) == 1 and tail[0][:7].tolist() == list(range(start, start + 7))
     assert not tail[0][7:].any() and asm.flush() == []
 
 

@@ -1,6 +1,7 @@
 # Copyright 2026 kame_ros developers
 # SPDX-License-Identifier: Apache-2.0
-"""Every Python source carries the copyright and SPDX licence header.
+"""
+Every Python source carries the copyright and SPDX licence header.
 
 ament_copyright is not published as a wheel; this is the same check for the
 one licence this package uses.

@@ -11,6 +11,7 @@ ROOT = Path(__file__).resolve().parents[1]
 
 @pytest.mark.linter
 def test_flake8():
-    rc, errors = main_with_errors(argv=[str(ROOT / d) for d in
-                                        ('kame_ros', 'test', 'launch', 'setup.py')])
+    config = str(Path(__file__).with_name('flake8.ini'))
+    paths = [str(ROOT / d) for d in ('kame_ros', 'test', 'launch', 'setup.py')]
+    rc, errors = main_with_errors(argv=['--config', config, *paths])
     assert rc == 0, f'{len(errors)} flake8 error(s):\n' + '\n'.join(errors)

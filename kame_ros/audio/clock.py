@@ -1,6 +1,7 @@
 # Copyright 2026 kame_ros developers
 # SPDX-License-Identifier: Apache-2.0
-"""Stamp frames from the sample clock, not from when the OS woke us up.
+"""
+Stamp frames from the sample clock, not from when the OS woke us up.
 
 Reads return in bursts, so wall time at read is jittery; the count of
 samples is exact. Stamps advance exactly 80 ms per frame from an anchor and

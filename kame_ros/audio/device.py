@@ -1,6 +1,7 @@
 # Copyright 2026 kame_ros developers
 # SPDX-License-Identifier: Apache-2.0
-"""Open sound devices through PortAudio (pyaudio) in the graph's format when possible.
+"""
+Open sound devices through PortAudio (pyaudio) in the graph's format when possible.
 
 The device is asked for 24 kHz mono first; if it refuses, its own default
 rate is used and the caller resamples. Failures become DeviceError with the
@@ -77,8 +78,8 @@ class SoundSystem:
         listing = ', '.join(f'{i}: {n}' for i, n in candidates) or 'none'
         raise DeviceError(f'no {kind} device matches {name!r}; {kind} devices: {listing}')
 
-    def open(self, name: str, want_input: bool, rate: int, channels: int,
-             block_samples: int) -> OpenStream:
+    def open_stream(self, name: str, want_input: bool, rate: int, channels: int,
+                    block_samples: int) -> OpenStream:
         """Open a blocking stream; ``rate`` 0 tries 24 kHz then the device default."""
         index = self.find(name, want_input)
         try:
@@ -109,7 +110,8 @@ class SoundSystem:
 
 
 def run_device_session(body: Callable[['SoundSystem'], None]) -> None:
-    """Run ``body`` with a fresh PortAudio session.
+    """
+    Run ``body`` with a fresh PortAudio session.
 
     PortAudio enumerates devices once at initialisation, so every retry after
     a device went missing needs a new session to see it come back.

@@ -7,7 +7,8 @@ from kame_ros.audio.frames import FRAME_SAMPLES
 
 
 class FrameAssembler:
-    """Accumulates samples and yields whole frames; remainders wait for more input.
+    """
+    Accumulates samples and yields whole frames; remainders wait for more input.
 
     Devices deliver whatever block size the driver likes (and resampling
     changes it again), but the graph only carries whole 80 ms frames.
@@ -38,5 +39,5 @@ class FrameAssembler:
 
     @property
     def pending(self) -> int:
-        """Samples waiting for a frame to fill."""
+        """Return how many samples wait for a frame to fill."""
         return len(self._pending)

@@ -1,6 +1,7 @@
 # Copyright 2026 kame_ros developers
 # SPDX-License-Identifier: Apache-2.0
-"""The one audio frame every kame_ros component speaks.
+"""
+The one audio frame every kame_ros component speaks.
 
 Mimi (Moshi's codec) consumes 24 kHz mono audio in 80 ms steps of 1920
 samples. Fixing the whole graph to that frame means the front-end never
@@ -20,7 +21,8 @@ INT16_FULL_SCALE = 32768.0
 
 @dataclass(frozen=True)
 class AudioFrame:
-    """One 80 ms block of 24 kHz mono int16 audio.
+    """
+    One 80 ms block of 24 kHz mono int16 audio.
 
     ``seq`` increases by one per frame from a given publisher, so receivers can
     count losses and reorderings; ``stamp_ns`` is the capture (or intended play)
@@ -51,7 +53,8 @@ class AudioFrame:
 
 
 def float_to_int16(x: np.ndarray) -> tuple[np.ndarray, int]:
-    """Convert float audio in [-1, 1] to int16, clipping and zeroing non-finite values.
+    """
+    Convert float audio in [-1, 1] to int16, clipping and zeroing non-finite values.
 
     Returns the samples and how many were NaN/Inf, so callers can count them as
     bad input instead of letting a NaN propagate into a model.
@@ -71,7 +74,8 @@ def int16_to_float(x: np.ndarray) -> np.ndarray:
 
 
 def pcm_bytes_to_float(data: bytes, sample_width: int, channels: int) -> np.ndarray:
-    """Decode interleaved little-endian PCM into a float32 mono signal.
+    """
+    Decode interleaved little-endian PCM into a float32 mono signal.
 
     Multi-channel input is averaged to mono: microphones on robots are often
     stereo arrays, and the front-end wants one channel.

@@ -1,6 +1,7 @@
 # Copyright 2026 kame_ros developers
 # SPDX-License-Identifier: Apache-2.0
-"""Playback jitter buffer: frames arrive bursty and reordered, the speaker pulls one per 80 ms.
+"""
+Playback jitter buffer: frames arrive bursty and reordered, the speaker pulls one per 80 ms.
 
 The playback thread must never block on the network, so ``pop`` always
 returns a frame: the next one in sequence, or silence when it is missing
@@ -44,7 +45,8 @@ class JitterBuffer:
         self._lock = threading.Lock()
 
     def push(self, seq: int, samples: np.ndarray) -> str:
-        """Store one frame; returns 'ok' or why it was refused ('late', 'duplicate').
+        """
+        Store one frame; returns 'ok' or why it was refused ('late', 'duplicate').
 
         Refusals are the caller's to count: they describe the input stream,
         while ``stats`` describes what the speaker got.

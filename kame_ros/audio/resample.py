@@ -1,6 +1,7 @@
 # Copyright 2026 kame_ros developers
 # SPDX-License-Identifier: Apache-2.0
-"""Sample-rate conversion between devices/files and the 24 kHz graph rate.
+"""
+Sample-rate conversion between devices/files and the 24 kHz graph rate.
 
 soxr is used because it is the reference-quality resampler and has a true
 streaming mode: capture blocks of any size convert without seams or drift.

@@ -24,7 +24,8 @@ class SeqCheck:
 
 
 class SequenceTracker:
-    """Follows one publisher's frame counter.
+    """
+    Follows one publisher's frame counter.
 
     A publisher that restarts (node relaunched mid-conversation) begins again
     near zero; a jump backwards larger than ``restart_window`` frames is taken

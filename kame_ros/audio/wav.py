@@ -11,7 +11,8 @@ from kame_ros.audio.resample import resample
 
 
 def read_wav(path: str | Path) -> tuple[np.ndarray, int]:
-    """Read a PCM WAV as float32 mono and its sample rate.
+    """
+    Read a PCM WAV as float32 mono and its sample rate.
 
     Raises ValueError with the file name for anything that is not a readable
     PCM WAV, so a node can report a bad parameter instead of a stack trace.

@@ -1,6 +1,7 @@
 # Copyright 2026 kame_ros developers
 # SPDX-License-Identifier: Apache-2.0
-"""audio_capture: the robot's microphone onto audio/mic as 80 ms, 24 kHz frames.
+"""
+audio_capture: the robot's microphone onto audio/mic as 80 ms, 24 kHz frames.
 
 A reader thread owns the device: blocking reads never touch the executor,
 so a stalled or vanished device cannot block any other node in the
@@ -14,14 +15,15 @@ from rclpy.node import Node
 
 from kame_ros.audio.clock import SampleClock
 from kame_ros.audio.device import DeviceError, run_device_session, SoundSystem
-from kame_ros.audio.frames import FRAME_NS, float_to_int16, pcm_bytes_to_float, SAMPLE_RATE
 from kame_ros.audio.framer import FrameAssembler
+from kame_ros.audio.frames import float_to_int16, FRAME_NS, pcm_bytes_to_float, SAMPLE_RATE
 from kame_ros.audio.resample import StreamResampler
 from kame_ros.ros.audio_out import AudioOutput
 from kame_ros.ros.diagnostics import Diagnostics, ERROR, Health, OK, WARN
 from kame_ros.ros.params import declare
 from kame_ros.ros.spin import run_nodes
 from kame_ros.ros.topics import MIC_AUDIO, MIC_INFO
+
 
 class AudioCapture(Node):
     """Reads a PortAudio input device and publishes frames."""
@@ -68,7 +70,7 @@ class AudioCapture(Node):
 
     def _capture(self, sound: SoundSystem) -> None:
         block = SAMPLE_RATE * self.block_ms // 1000
-        opened = sound.open(self.device, True, self.device_rate, self.channels, block)
+        opened = sound.open_stream(self.device, True, self.device_rate, self.channels, block)
         resampler = StreamResampler(opened.rate, SAMPLE_RATE)
         assembler = FrameAssembler()
         device_block = block * opened.rate // SAMPLE_RATE
@@ -104,6 +106,7 @@ class AudioCapture(Node):
         """Stop the device thread."""
         self._stop.set()
         self._thread.join(timeout=3.0)
+
 
 def main(args: list[str] | None = None) -> None:
     """Console entry point."""

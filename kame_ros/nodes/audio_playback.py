@@ -1,6 +1,7 @@
 # Copyright 2026 kame_ros developers
 # SPDX-License-Identifier: Apache-2.0
-"""audio_playback: play audio/speaker on the robot's speaker through a jitter buffer.
+"""
+audio_playback: play audio/speaker on the robot's speaker through a jitter buffer.
 
 The writer thread owns the device and pulls exactly one frame per 80 ms
 (the blocking write is the clock); when nothing is queued it writes
@@ -67,7 +68,7 @@ class AudioPlayback(Node):
                 self._stop.wait(self.retry_period_s)
 
     def _play(self, sound: SoundSystem) -> None:
-        opened = sound.open(self.device, False, self.device_rate, 1, 1920)
+        opened = sound.open_stream(self.device, False, self.device_rate, 1, 1920)
         resampler = StreamResampler(SAMPLE_RATE, opened.rate)
         self.get_logger().info(f'playing to {opened.name!r} at {opened.rate} Hz')
         self.state, self.error, self.open_failures = 'playing', '', 0

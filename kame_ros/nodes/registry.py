@@ -1,6 +1,7 @@
 # Copyright 2026 kame_ros developers
 # SPDX-License-Identifier: Apache-2.0
-"""Node name -> class, shared by the one-process runner and the tests.
+"""
+Node name -> class, shared by the one-process runner and the tests.
 
 Names equal the console-script (executable) names and the top-level keys of
 config/*.yaml, so the launch file, the runner and the YAML cannot disagree.

@@ -1,6 +1,7 @@
 # Copyright 2026 kame_ros developers
 # SPDX-License-Identifier: Apache-2.0
-"""wav_sink: record an audio topic to a WAV plus a per-frame arrival log.
+"""
+wav_sink: record an audio topic to a WAV plus a per-frame arrival log.
 
 The CSV log (seq, stamp_ns, receive_ns) is what tests and benchmarks read
 to prove order, completeness, pace and transport latency.
@@ -76,10 +77,9 @@ class WavSink(Node):
         self.get_logger().info(f'wrote {len(log)} frames to {self.path} and {log_path}')
 
     def _health(self) -> Health:
-        drops = dict(self.input.drops.counts)
+        drops = {f'drop_{k}': v for k, v in self.input.drops.counts.items()}
         return Health(WARN if drops else OK, f'{self.input.received} frames received',
-                      {'frames_received': self.input.received, **{f'drop_{k}': v
-                                                                   for k, v in drops.items()}})
+                      {'frames_received': self.input.received, **drops})
 
     def close(self) -> None:
         """Write whatever arrived if the node is stopped before it finished."""

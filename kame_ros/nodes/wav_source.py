@@ -1,6 +1,7 @@
 # Copyright 2026 kame_ros developers
 # SPDX-License-Identifier: Apache-2.0
-"""wav_source: a virtual microphone that plays a WAV file onto audio/mic.
+"""
+wav_source: a virtual microphone that plays a WAV file onto audio/mic.
 
 Used headless (answer a recorded question) and in tests. Frames leave at
 the pace a real microphone would deliver them: frame k is stamped with the
@@ -12,8 +13,8 @@ import time
 
 from rclpy.node import Node
 
-from kame_ros.audio.frames import FRAME_NS, FRAME_SAMPLES
 from kame_ros.audio.framer import FrameAssembler
+from kame_ros.audio.frames import FRAME_NS, FRAME_SAMPLES
 from kame_ros.audio.wav import read_wav_24k
 from kame_ros.ros.audio_out import AudioOutput
 from kame_ros.ros.diagnostics import Diagnostics, ERROR, Health, OK

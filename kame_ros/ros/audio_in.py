@@ -1,6 +1,7 @@
 # Copyright 2026 kame_ros developers
 # SPDX-License-Identifier: Apache-2.0
-"""Subscribe to an audio topic with validation, loss counting and throttled logs.
+"""
+Subscribe to an audio topic with validation, loss counting and throttled logs.
 
 Every consumer of audio (sink, speaker, STT, front-end) receives through
 this class, so bad input is handled once: a malformed, mis-rated, empty,
@@ -20,7 +21,8 @@ from kame_ros.wire.drops import DropLedger
 
 
 class AudioInput:
-    """A validated audio subscription.
+    """
+    A validated audio subscription.
 
     With ``ordered`` (the default) duplicates and late frames are dropped and
     gaps counted as ``lost``; without it frames pass in arrival order and

@@ -1,6 +1,7 @@
 # Copyright 2026 kame_ros developers
 # SPDX-License-Identifier: Apache-2.0
-"""Publish a node's health on /diagnostics once a second.
+"""
+Publish a node's health on /diagnostics once a second.
 
 diagnostic_updater is not available from the PyPI wheels; this is the small
 part of it kame_ros needs: one status per node, built by a callback that

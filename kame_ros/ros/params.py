@@ -1,6 +1,7 @@
 # Copyright 2026 kame_ros developers
 # SPDX-License-Identifier: Apache-2.0
-"""Declare parameters with descriptions and ranges in one line each.
+"""
+Declare parameters with descriptions and ranges in one line each.
 
 Every parameter a kame_ros node reads is declared through here so that
 ``ros2 param describe`` always explains it and out-of-range values set at

@@ -1,6 +1,7 @@
 # Copyright 2026 kame_ros developers
 # SPDX-License-Identifier: Apache-2.0
-"""Run one or several kame_ros nodes in a process until they finish or are interrupted.
+"""
+Run one or several kame_ros nodes in a process until they finish or are interrupted.
 
 Nodes that have a natural end (a WAV source that played its file, a sink
 that went idle) expose a ``finished`` event; the process exits once every
@@ -10,13 +11,19 @@ import threading
 from typing import Sequence
 
 import rclpy
-from rclpy.executors import ExternalShutdownException, MultiThreadedExecutor
+from rclpy.executors import ExternalShutdownException, SingleThreadedExecutor
 from rclpy.node import Node
 
 
 def spin_until_finished(nodes: Sequence[Node], poll_s: float = 0.1) -> None:
-    """Spin ``nodes`` together on a multi-threaded executor."""
-    executor = MultiThreadedExecutor(num_threads=max(2, len(nodes) + 1))
+    """
+    Spin ``nodes`` together on one executor thread.
+
+    Device I/O and model work run in each node's own threads, so callbacks are
+    short hand-offs and one thread serves them all; it also keeps shutdown
+    free of callbacks racing node destruction.
+    """
+    executor = SingleThreadedExecutor()
     for node in nodes:
         executor.add_node(node)
     finite = [n.finished for n in nodes if getattr(n, 'finished', None) is not None]
@@ -41,9 +48,10 @@ def spin_until_finished(nodes: Sequence[Node], poll_s: float = 0.1) -> None:
             close = getattr(node, 'close', None)
             if close is not None:
                 close()
-        executor.shutdown()
         for node in nodes:
+            executor.remove_node(node)
             node.destroy_node()
+        executor.shutdown()
 
 
 def run_nodes(node_classes: Sequence[type], args: list[str] | None = None) -> None:

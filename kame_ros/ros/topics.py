@@ -1,6 +1,7 @@
 # Copyright 2026 kame_ros developers
 # SPDX-License-Identifier: Apache-2.0
-"""Every kame_ros topic: its name, message type and QoS, in one place.
+"""
+Every kame_ros topic: its name, message type and QoS, in one place.
 
 QoS is chosen per kind of data (see README "Topics"):
 

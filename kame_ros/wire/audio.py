@@ -1,6 +1,7 @@
 # Copyright 2026 kame_ros developers
 # SPDX-License-Identifier: Apache-2.0
-"""Audio frames on the wire: PCM bytes plus a caps string.
+"""
+Audio frames on the wire: PCM bytes plus a caps string.
 
 Audio travels as ``sensor_msgs/msg/CompressedImage``: the only core message
 with a ``std_msgs/Header`` (the capture stamp), a free-form ``format`` string
@@ -66,7 +67,8 @@ def parse_caps(text: str) -> AudioCaps:
 
 
 def decode_frame(caps_text: str, stamp_ns: int, data: bytes) -> AudioFrame:
-    """Validate one received message and turn it into an AudioFrame.
+    """
+    Validate one received message and turn it into an AudioFrame.
 
     The checks are ordered cheapest first and each failure names a counter,
     so a node can log and count bad input without ever raising past here.

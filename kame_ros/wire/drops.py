@@ -1,6 +1,7 @@
 # Copyright 2026 kame_ros developers
 # SPDX-License-Identifier: Apache-2.0
-"""Count bad input by reason and decide when it is worth a log line.
+"""
+Count bad input by reason and decide when it is worth a log line.
 
 A robot fed garbage at 12.5 Hz must not flood its log, but the first
 occurrence of each problem must be visible at once: log the first of each

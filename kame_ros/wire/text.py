@@ -1,6 +1,7 @@
 # Copyright 2026 kame_ros developers
 # SPDX-License-Identifier: Apache-2.0
-"""Text events on the wire: one JSON object per ``std_msgs/msg/String``.
+"""
+Text events on the wire: one JSON object per ``std_msgs/msg/String``.
 
 Transcripts and oracle events need several fields (utterance id, revision,
 audio span, timestamps) that no core message has, and a custom interface

@@ -1,0 +1,41 @@
+# Copyright 2026 kame_ros developers
+# SPDX-License-Identifier: Apache-2.0
+"""Latency statistics and the table every kame_ros benchmark prints."""
+from dataclasses import dataclass
+
+import numpy as np
+
+
+@dataclass
+class LatencyStats:
+    """Summary of one benchmark row, in milliseconds."""
+
+    name: str
+    n: int
+    p50: float
+    p99: float
+    max: float  # noqa: A003 - the column is called max in every table
+
+    @classmethod
+    def of(cls, name: str, values_ms) -> 'LatencyStats':
+        """Summarise samples (an empty run gives NaN, shown as such)."""
+        v = np.asarray(values_ms, dtype=np.float64)
+        if not len(v):
+            return cls(name, 0, float('nan'), float('nan'), float('nan'))
+        return cls(name, len(v), float(np.median(v)), float(np.percentile(v, 99)),
+                   float(v.max()))
+
+
+def table(rows: list[LatencyStats], baseline: LatencyStats, extra: dict[str, list] | None = None,
+          unit: str = 'ms') -> str:
+    """Markdown table with p50/p99/max and the p50 ratio to ``baseline``."""
+    extra = extra or {}
+    head = ['run', 'n', f'p50 {unit}', f'p99 {unit}', f'max {unit}', 'p50 / baseline']
+    head += list(extra)
+    lines = ['| ' + ' | '.join(head) + ' |', '|' + '---|' * len(head)]
+    for i, r in enumerate(rows):
+        ratio = r.p50 / baseline.p50 if baseline.p50 else float('nan')
+        cells = [r.name, str(r.n), f'{r.p50:.2f}', f'{r.p99:.2f}', f'{r.max:.2f}',
+                 f'{ratio:.2f}'] + [str(v[i]) for v in extra.values()]
+        lines.append('| ' + ' | '.join(cells) + ' |')
+    return '\n'.join(lines)
