@@ -7,7 +7,7 @@ from setuptools import find_packages, setup
 
 PACKAGE = 'kame_ros'
 
-NODES = ['audio_capture', 'audio_playback', 'wav_source', 'wav_sink']
+NODES = ['audio_capture', 'audio_playback', 'wav_source', 'wav_sink', 'oracle']
 
 setup(
     name=PACKAGE,

@@ -76,12 +76,38 @@ class PulseServer:
         thread.start()
         return thread
 
-    def record_speaker(self, seconds: float) -> np.ndarray:
-        """Capture what was played to the null sink (its monitor), as int16 at 24 kHz."""
-        proc = subprocess.Popen(['parec', '-d', 'kame_speaker.monitor', '--rate=24000',
-                                 '--channels=1', '--format=s16le', '--raw'],
-                                env={**os.environ, **self.env}, stdout=subprocess.PIPE)
-        time.sleep(seconds)
-        proc.terminate()
-        data, _ = proc.communicate(timeout=10)
+    def record_speaker(self) -> 'Recorder':
+        """Start capturing what is played to the null sink (its monitor)."""
+        return Recorder(self.env)
+
+
+class Recorder:
+    """parec on the speaker's monitor, read on a thread so nothing is missed."""
+
+    def __init__(self, env: dict) -> None:
+        self.proc = subprocess.Popen(['parec', '-d', 'kame_speaker.monitor', '--rate=24000',
+                                      '--channels=1', '--format=s16le', '--raw'],
+                                     env={**os.environ, **env}, stdout=subprocess.PIPE)
+        self.chunks: list[bytes] = []
+        self.thread = threading.Thread(target=self._read, daemon=True)
+        self.thread.start()
+
+    def _read(self) -> None:
+        while chunk := self.proc.stdout.read1(4800):
+            self.chunks.append(chunk)
+
+    def wait_until_recording(self, timeout: float = 30.0) -> None:
+        """Block until the monitor delivered 0.2 s, i.e. the recorder really hears the sink."""
+        end = time.monotonic() + timeout
+        while sum(map(len, self.chunks)) < 9600:
+            if time.monotonic() > end:
+                raise RuntimeError('parec delivered no audio from the speaker monitor')
+            time.sleep(0.05)
+
+    def stop(self) -> np.ndarray:
+        """Stop and return what was heard, int16 at 24 kHz."""
+        self.proc.terminate()
+        self.proc.wait(timeout=10)
+        self.thread.join(timeout=10)
+        data = b''.join(self.chunks)
         return np.frombuffer(data[:len(data) // 2 * 2], '<i2')

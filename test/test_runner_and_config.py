@@ -56,7 +56,7 @@ def test_runner_runs_source_and_sink_in_one_process(tmp_path, processes):
     write_wav(tmp_path / 'q.wav', signal)
     proc = processes.start(
         'kame_ros_run', '--config', str(ROOT / 'config' / 'wav_io.yaml'), '--ros-args',
-        '-p', f'wav_source:path:={tmp_path / "q.wav"}', '-p', 'wav_source:start_delay_s:=1.0',
+        '-p', f'wav_source:path:={tmp_path / "q.wav"}', '-p', 'wav_source:wait_for_subscribers:=1',
         '-p', f'wav_sink:path:={tmp_path / "a.wav"}', '-p', 'wav_sink:idle_timeout_s:=0.5',
         '-r', 'wav_sink:audio/speaker:=audio/mic')
     assert proc.wait(timeout=30) == 0, processes.log(proc)

@@ -19,11 +19,17 @@ def pulse(tmp_path_factory):
     server.stop()
 
 
-def test_capture_hears_a_tone(pulse, processes, tmp_path):
+def test_capture_hears_a_tone(pulse, processes, tmp_path, ros):
     capture = processes.start('audio_capture', env=pulse.env)
     sink = processes.start('wav_sink', '--ros-args', '-p', f'path:={tmp_path / "mic.wav"}',
                            '-p', 'idle_timeout_s:=1.0', '-r', 'audio/speaker:=audio/mic')
-    time.sleep(3.0)
+    probe = ros.node('probe')
+    deadline = time.monotonic() + 60
+    while (probe.count_publishers('/audio/mic') < 1 or probe.count_subscribers('/audio/mic') < 1
+           or 'capturing from' not in processes.log(capture)):
+        assert time.monotonic() < deadline, 'capture and sink never appeared on the graph'
+        time.sleep(0.1)
+    time.sleep(1.0)
     signal, _ = float_to_int16(tone(440.0, 3.0))
     pulse.feed_mic(signal).join(timeout=20)
     assert sink.wait(timeout=20) == 0, processes.log(sink)
@@ -39,10 +45,14 @@ def test_capture_hears_a_tone(pulse, processes, tmp_path):
 def test_playback_plays_a_tone(pulse, processes, tmp_path):
     write_wav(tmp_path / 'tone.wav', tone(1000.0, 2.0))
     playback = processes.start('audio_playback', env=pulse.env)
-    time.sleep(2.0)
-    processes.start('wav_source', '--ros-args', '-p', f'path:={tmp_path / "tone.wav"}',
-                    '-p', 'start_delay_s:=1.5', '-r', 'audio/mic:=audio/speaker')
-    heard = pulse.record_speaker(6.0)
+    recorder = pulse.record_speaker()
+    recorder.wait_until_recording()
+    source = processes.start('wav_source', '--ros-args', '-p', f'path:={tmp_path / "tone.wav"}',
+                             '-p', 'wait_for_subscribers:=1', '-p', 'start_delay_s:=0.5',
+                             '-r', 'audio/mic:=audio/speaker')
+    assert source.wait(timeout=60) == 0, processes.log(source)
+    time.sleep(1.0)
+    heard = recorder.stop()
     played_s = active_seconds(heard)
     assert abs(played_s - 2.0) < 0.1, f'sent 2 s of tone, speaker played {played_s:.2f} s'
     assert abs(dominant_frequency(heard) - 1000.0) < 2.0

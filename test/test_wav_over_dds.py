@@ -17,7 +17,7 @@ def test_wav_roundtrip_between_processes(tmp_path, processes):
     sink = processes.start('wav_sink', '--ros-args', '-p', f'path:={tmp_path / "out.wav"}',
                            '-p', 'idle_timeout_s:=1.5', '-r', 'audio/speaker:=audio/mic')
     src = processes.start('wav_source', '--ros-args', '-p', f'path:={tmp_path / "in.wav"}',
-                          '-p', 'start_delay_s:=2.0')
+                          '-p', 'wait_for_subscribers:=1', '-p', 'start_delay_s:=0.5')
     assert src.wait(timeout=30) == 0, processes.log(src)
     assert sink.wait(timeout=15) == 0, processes.log(sink)
 

@@ -75,7 +75,8 @@ def main(argv: list[str] | None = None) -> None:
     timeout = opts.frames * 0.08 + 30
     context = rclpy.Context()
     rclpy.init(context=context, domain_id=opts.domain_id)
-    params = [Parameter('path', value=str(wav)), Parameter('start_delay_s', value=2.0)]
+    params = [Parameter('path', value=str(wav)), Parameter('start_delay_s', value=0.5),
+              Parameter('wait_for_subscribers', value=1)]
 
     def in_process():
         source = WavSource(context=context, parameter_overrides=params)
@@ -84,7 +85,8 @@ def main(argv: list[str] | None = None) -> None:
     def other_process():
         proc = subprocess.Popen([sys.executable, '-m', 'kame_ros.run', '--nodes', 'wav_source',
                                  '--ros-args', '-p', f'wav_source:path:={wav}',
-                                 '-p', 'wav_source:start_delay_s:=2.0'],
+                                 '-p', 'wav_source:start_delay_s:=0.5',
+                                 '-p', 'wav_source:wait_for_subscribers:=1'],
                                 stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
         return lambda: (proc.terminate(), proc.wait(10))
 

@@ -39,6 +39,10 @@ class WavSource(Node):
         self.start_delay_s = declare(self, 'start_delay_s', 1.0,
                                      'Wait before the first frame so subscribers can match',
                                      0.0, 600.0)
+        self.wait_for_subscribers = declare(
+            self, 'wait_for_subscribers', 0,
+            'Hold the first frame until this many subscribers matched (then start_delay_s)',
+            0, 100)
         self.frame_id = declare(self, 'frame_id', 'mic_link', 'Header frame_id of the frames')
         self.finished = threading.Event()
         self._stop = threading.Event()
@@ -61,6 +65,9 @@ class WavSource(Node):
             self._thread.start()
 
     def _run(self) -> None:
+        while self.out.subscriber_count() < self.wait_for_subscribers:
+            if self._stop.wait(0.05):
+                return
         if self._stop.wait(self.start_delay_s):
             return
         period_ns = FRAME_NS / self.realtime_factor if self.realtime_factor > 0 else 0

@@ -32,6 +32,10 @@ class AudioOutput:
                 'format': 'S16LE', 'channels': 1, 'frame_id': self.frame_id, **info}
         self._info_pub.publish(String(data=json.dumps(full)))
 
+    def subscriber_count(self) -> int:
+        """Subscriptions currently matched to the audio topic."""
+        return self._pub.get_subscription_count()
+
     def publish(self, samples: np.ndarray, stamp_ns: int) -> AudioFrame:
         """Publish one frame stamped with its first sample's time; returns it."""
         frame = AudioFrame(self.seq, stamp_ns, samples)

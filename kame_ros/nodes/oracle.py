@@ -1,0 +1,151 @@
+# Copyright 2026 kame_ros developers
+# SPDX-License-Identifier: Apache-2.0
+"""
+oracle: KAME's back-end node, transcripts + robot context in, oracle stream out.
+
+A lifecycle node: the model loads in ``configure`` (with progress in the
+log), generation runs in ``active``. All LLM work happens on the engine's
+threads, so a slow, hung or dead backend never blocks this node's callbacks.
+"""
+import statistics
+
+from rclpy.lifecycle import LifecycleNode, LifecycleState, TransitionCallbackReturn
+from std_msgs.msg import String
+
+from kame_ros.oracle.backends.base import BackendError
+from kame_ros.oracle.backends.factory import BACKENDS, make_backend
+from kame_ros.oracle.engine import OracleEngine
+from kame_ros.oracle.events import OracleEvent
+from kame_ros.oracle.prompt import PromptBuilder, SYSTEM_PROMPT
+from kame_ros.oracle.scheduler import OracleScheduler, SchedulerConfig
+from kame_ros.ros.diagnostics import Diagnostics, ERROR, Health, OK, WARN
+from kame_ros.ros.lifecycle import enable_autostart
+from kame_ros.ros.params import declare
+from kame_ros.ros.spin import run_nodes
+from kame_ros.ros.text_io import TextInput, TextOutput
+from kame_ros.ros.topics import ORACLE_EVENTS, ROBOT_CONTEXT, STT_FINAL, STT_PARTIAL
+from kame_ros.stt.events import FINAL, PARTIAL, TranscriptEvent
+
+MAX_CONTEXT_CHARS = 2000
+
+
+class OracleNode(LifecycleNode):
+    """Streams the LLM's latest candidate reply as reset/append/done events."""
+
+    def __init__(self, **kwargs) -> None:
+        """Declare parameters; everything heavy waits for configure."""
+        super().__init__('oracle', **kwargs)
+        self.backend_kind = declare(self, 'backend', 'transformers',
+                                    f'LLM backend: one of {", ".join(BACKENDS)}')
+        self.model = declare(self, 'model', '',
+                             'Model dir/GGUF file (transformers, llama_cpp) or served model '
+                             'name (openai); empty = embedded SmolLM2-135M-Instruct')
+        self.quantization = declare(self, 'quantization', 'int8',
+                                    'transformers: none, int8 (CPU) or 4bit (CUDA)')
+        self.threads = declare(self, 'threads', 0, 'CPU threads for local models (0 = all)',
+                               0, 256)
+        self.base_url = declare(self, 'base_url', '',
+                                'openai: server URL, e.g. http://gpu-box:8000/v1')
+        self.api_key_env = declare(self, 'api_key_env', 'OPENAI_API_KEY',
+                                   'openai: environment variable holding the API token')
+        self.timeout_s = declare(self, 'timeout_s', 10.0,
+                                 'openai: seconds to wait for the next streamed chunk', 0.1, 300.0)
+        self.max_retries = declare(self, 'max_retries', 1, 'openai: connection retries', 0, 10)
+        self.max_tokens = declare(self, 'max_tokens', 60, 'Longest reply in tokens', 1, 1024)
+        self.max_words = declare(self, 'max_words', 30, 'Reply length asked for in the prompt',
+                                 1, 200)
+        self.max_turns = declare(self, 'max_turns', 6, 'Finished exchanges remembered', 0, 100)
+        self.system_prompt = declare(self, 'system_prompt', '',
+                                     'System prompt ({max_words} is filled in); empty = default')
+        self.scheduler_config = SchedulerConfig(
+            declare(self, 'poll_interval_s', 0.5, 'How often to look at the latest transcript',
+                    0.05, 10.0),
+            declare(self, 'min_new_words', 2, 'New words that restart the reply', 1, 100),
+            declare(self, 'max_restarts', 5, 'Most restarts per window', 1, 100),
+            declare(self, 'restart_window_s', 2.0, 'Window of the restart limit', 0.1, 60.0))
+        self.engine: OracleEngine | None = None
+        self.error = ''
+        self.events_out = TextOutput(self, ORACLE_EVENTS, lifecycle=True)
+        self.diagnostics = Diagnostics(self, self._health)
+        enable_autostart(self)
+
+    def on_configure(self, state: LifecycleState) -> TransitionCallbackReturn:
+        """Build and load the backend (slow: model weights)."""
+        try:
+            backend = make_backend(self.backend_kind, self.model, self.quantization,
+                                   self.threads, self.base_url, self.api_key_env,
+                                   self.timeout_s, self.max_retries)
+            backend.load(lambda step: self.get_logger().info(f'[{backend.name}] {step}'))
+        except BackendError as err:
+            self.error = str(err)
+            self.get_logger().error(f'cannot configure the oracle: {err}')
+            return TransitionCallbackReturn.FAILURE
+        self.error = ''
+        prompt = PromptBuilder(self.system_prompt or SYSTEM_PROMPT, self.max_words,
+                               self.max_turns)
+        self.engine = OracleEngine(backend, self._publish, OracleScheduler(self.scheduler_config),
+                                   prompt, self.max_tokens)
+        self.inputs = [TextInput(self, topic, self._on_transcript, (kind,),
+                                 TranscriptEvent.from_event)
+                       for topic, kind in ((STT_PARTIAL, PARTIAL), (STT_FINAL, FINAL))]
+        self.create_subscription(ROBOT_CONTEXT.msg_type, ROBOT_CONTEXT.name, self._on_context,
+                                 ROBOT_CONTEXT.qos)
+        return super().on_configure(state)
+
+    def on_activate(self, state: LifecycleState) -> TransitionCallbackReturn:
+        """Start the scheduler's poller."""
+        self.engine.start()
+        self.get_logger().info('oracle active')
+        return super().on_activate(state)
+
+    def on_deactivate(self, state: LifecycleState) -> TransitionCallbackReturn:
+        """Stop polling and cancel the running reply."""
+        self.engine.stop()
+        return super().on_deactivate(state)
+
+    def on_cleanup(self, state: LifecycleState) -> TransitionCallbackReturn:
+        """Release the model."""
+        self.engine.backend.close()
+        self.engine = None
+        return TransitionCallbackReturn.SUCCESS
+
+    def _on_transcript(self, event: TranscriptEvent) -> None:
+        if self.engine is not None:
+            self.engine.submit(event)
+
+    def _on_context(self, msg: String) -> None:
+        if self.engine is None:
+            return
+        text = msg.data
+        if len(text) > MAX_CONTEXT_CHARS or not text.isprintable():
+            self.get_logger().warning(f'robot context dropped ({len(text)} chars, must be '
+                                      f'printable and <= {MAX_CONTEXT_CHARS})')
+            return
+        self.engine.set_context(text)
+
+    def _publish(self, event: OracleEvent) -> None:
+        self.events_out.publish(event.kind, event.payload())
+
+    def _health(self) -> Health:
+        if self.engine is None:
+            return Health(ERROR if self.error else WARN, self.error or 'not configured')
+        s = self.engine.stats
+        first = s.first_piece_s[-50:]
+        values = {'backend': self.engine.backend.name, 'restarts': s.restarts,
+                  'completed': s.completed, 'cancelled': s.cancelled, 'failed': s.failed,
+                  'rate_limited': self.engine.scheduler.rate_limited,
+                  'first_piece_ms_p50': f'{statistics.median(first) * 1e3:.0f}' if first else '',
+                  'last_error': s.last_error}
+        for text_in in self.inputs:
+            values.update({f'drop_{k}': v for k, v in text_in.drops.counts.items()})
+        return Health(WARN if s.last_error else OK, s.last_error or 'ok', values)
+
+    def close(self) -> None:
+        """Stop generation threads before the node goes away."""
+        if self.engine is not None:
+            self.engine.stop()
+
+
+def main(args: list[str] | None = None) -> None:
+    """Console entry point."""
+    run_nodes([OracleNode], args)

@@ -1,0 +1,36 @@
+# Copyright 2026 kame_ros developers
+# SPDX-License-Identifier: Apache-2.0
+"""
+The interface every oracle LLM backend implements.
+
+``stream`` yields text pieces as the model produces them and must notice
+``cancel`` between pieces: the scheduler supersedes a reply whenever the
+user says more, and a stale generation must stop costing compute at once.
+"""
+from abc import ABC, abstractmethod
+import threading
+from typing import Callable, Iterator
+
+Progress = Callable[[str], None]
+Messages = list[dict[str, str]]
+
+
+class BackendError(RuntimeError):
+    """The backend cannot load or cannot answer (clear, user-facing message)."""
+
+
+class LLMBackend(ABC):
+    """A chat model that streams a reply."""
+
+    name = 'base'
+
+    def load(self, progress: Progress) -> None:
+        """Load weights or check the server; report steps through ``progress``."""
+
+    @abstractmethod
+    def stream(self, messages: Messages, max_tokens: int,
+               cancel: threading.Event) -> Iterator[str]:
+        """Yield reply text pieces until done, ``max_tokens`` or ``cancel``."""
+
+    def close(self) -> None:
+        """Release the model or connection."""

@@ -1,0 +1,66 @@
+# Copyright 2026 kame_ros developers
+# SPDX-License-Identifier: Apache-2.0
+"""
+``llama_cpp`` backend: GGUF models through llama.cpp, the usual choice on a Jetson.
+
+llama.cpp runs quantized GGUF weights natively (Q4/Q8 kernels, CUDA on
+Jetson when built with it) and generates lazily, one token per iteration,
+so stopping the iteration is an immediate cancel.
+"""
+from pathlib import Path
+import threading
+from typing import Iterator
+
+from kame_ros.oracle.backends.base import BackendError, LLMBackend, Messages, Progress
+
+
+class LlamaCppBackend(LLMBackend):
+    """GGUF chat model via llama-cpp-python."""
+
+    name = 'llama_cpp'
+
+    def __init__(self, model: str, context_tokens: int = 2048, threads: int = 0,
+                 gpu_layers: int = 0) -> None:
+        """Remember the settings; nothing heavy happens before ``load``."""
+        self.model_path = model
+        self.context_tokens = context_tokens
+        self.threads = threads
+        self.gpu_layers = gpu_layers
+        self.llm = None
+
+    def load(self, progress: Progress) -> None:
+        """Map the GGUF file."""
+        try:
+            from llama_cpp import Llama
+        except ImportError as err:
+            raise BackendError('llama-cpp-python is not installed (pip install '
+                               'llama-cpp-python; on Jetson build it with CUDA)') from err
+        if not Path(self.model_path).is_file():
+            raise BackendError(f'model not found: {self.model_path}')
+        progress(f'loading {self.model_path} with llama.cpp')
+        try:
+            self.llm = Llama(model_path=self.model_path, n_ctx=self.context_tokens,
+                             n_threads=self.threads or None, n_gpu_layers=self.gpu_layers,
+                             verbose=False)
+        except (ValueError, RuntimeError) as err:
+            raise BackendError(f'cannot load {self.model_path}: {err}') from err
+        progress('ready')
+
+    def stream(self, messages: Messages, max_tokens: int,
+               cancel: threading.Event) -> Iterator[str]:
+        """Yield content deltas of a streamed chat completion."""
+        if self.llm is None:
+            raise BackendError('backend not loaded')
+        for chunk in self.llm.create_chat_completion(messages=messages, max_tokens=max_tokens,
+                                                     temperature=0.0, stream=True):
+            if cancel.is_set():
+                return
+            piece = chunk['choices'][0]['delta'].get('content')
+            if piece:
+                yield piece
+
+    def close(self) -> None:
+        """Free the model."""
+        if self.llm is not None:
+            self.llm.close()
+            self.llm = None

@@ -1,0 +1,146 @@
+# Copyright 2026 kame_ros developers
+# SPDX-License-Identifier: Apache-2.0
+"""
+The oracle engine: scheduler + prompt + backend, on threads that never block the caller.
+
+Transcripts and context are handed in from any thread; a poller applies
+the scheduler every ``poll_interval_s``; each generation runs on its own
+thread. Starting a new reply cancels the old one and, under the same lock
+that guards emission, makes it stale, so no event of a superseded reply is
+ever emitted after the first event of its successor, whatever the backend
+does (a hung server thread is simply abandoned).
+"""
+from dataclasses import dataclass, field
+import threading
+import time
+from typing import Callable
+
+from kame_ros.oracle.backends.base import LLMBackend
+from kame_ros.oracle.events import APPEND, DONE, OracleEvent, RESET
+from kame_ros.oracle.prompt import PromptBuilder
+from kame_ros.oracle.scheduler import OracleScheduler, Restart
+from kame_ros.stt.events import TranscriptEvent
+
+
+@dataclass
+class OracleStats:
+    """Counters and latencies for diagnostics and benchmarks."""
+
+    restarts: int = 0
+    completed: int = 0
+    cancelled: int = 0
+    failed: int = 0
+    pieces: int = 0
+    last_error: str = ''
+    first_piece_s: list[float] = field(default_factory=list)
+
+
+class OracleEngine:
+    """Runs KAME's back-end loop over any LLMBackend."""
+
+    def __init__(self, backend: LLMBackend, emit: Callable[[OracleEvent], None],
+                 scheduler: OracleScheduler | None = None,
+                 prompt: PromptBuilder | None = None, max_tokens: int = 60) -> None:
+        """``emit`` is called (on engine threads) for every oracle event, in order."""
+        self.backend = backend
+        self.scheduler = scheduler or OracleScheduler()
+        self.prompt = prompt or PromptBuilder()
+        self.max_tokens = max_tokens
+        self.stats = OracleStats()
+        self._emit = emit
+        self._lock = threading.Lock()
+        self._current: tuple[Restart, threading.Event] | None = None
+        self._stop = threading.Event()
+        self._poller: threading.Thread | None = None
+
+    def submit(self, event: TranscriptEvent) -> None:
+        """Hand in a transcript (any thread)."""
+        with self._lock:
+            self.scheduler.on_transcript(event)
+
+    def set_context(self, text: str) -> None:
+        """Replace the robot-context text used by the next prompt."""
+        with self._lock:
+            self.prompt.context = text
+
+    def start(self) -> None:
+        """Start polling."""
+        self._stop.clear()
+        self._poller = threading.Thread(target=self._poll_loop, daemon=True, name='oracle-poll')
+        self._poller.start()
+
+    def stop(self) -> None:
+        """Stop polling and cancel the running generation (does not wait for it)."""
+        self._stop.set()
+        with self._lock:
+            if self._current is not None:
+                self._current[1].set()
+        if self._poller is not None:
+            self._poller.join(timeout=2.0)
+
+    def _poll_loop(self) -> None:
+        period = self.scheduler.config.poll_interval_s
+        next_t = time.monotonic()
+        while not self._stop.is_set():
+            self.tick()
+            next_t += period
+            self._stop.wait(max(0.0, next_t - time.monotonic()))
+
+    def tick(self) -> Restart | None:
+        """Apply the scheduler once; start a generation if it says so."""
+        with self._lock:
+            restart = self.scheduler.poll()
+            if restart is None:
+                return None
+            if self._current is not None:
+                self._current[1].set()
+            cancel = threading.Event()
+            self._current = (restart, cancel)
+            messages = self.prompt.messages(restart.user_text, restart.final)
+            self.stats.restarts += 1
+            self._emit_locked(restart, RESET)
+        threading.Thread(target=self._generate, args=(restart, cancel, messages),
+                         daemon=True, name=f'oracle-gen-{restart.reply_id}').start()
+        return restart
+
+    def _is_current(self, restart: Restart) -> bool:
+        return self._current is not None and self._current[0] is restart
+
+    def _emit_locked(self, restart: Restart, kind: str, text: str = '', status: str = '') -> None:
+        self._emit(OracleEvent(kind, restart.reply_id, restart.utterance_id, restart.revision,
+                               text, status))
+
+    def _generate(self, restart: Restart, cancel: threading.Event, messages) -> None:
+        t0 = time.monotonic()
+        reply: list[str] = []
+        status = 'complete'
+        try:
+            for piece in self.backend.stream(messages, self.max_tokens, cancel):
+                if cancel.is_set():
+                    break
+                if not piece:
+                    continue
+                with self._lock:
+                    if not self._is_current(restart):
+                        break
+                    if not reply:
+                        self.stats.first_piece_s.append(time.monotonic() - t0)
+                    reply.append(piece)
+                    self.stats.pieces += 1
+                    self._emit_locked(restart, APPEND, piece)
+        except Exception as err:  # noqa: B902 - any backend failure is counted, never fatal
+            status = 'failed'
+            with self._lock:
+                self.stats.failed += 1
+                self.stats.last_error = f'{type(err).__name__}: {err}'
+        if cancel.is_set() and status == 'complete':
+            status = 'cancelled'
+        with self._lock:
+            if status == 'complete':
+                self.stats.completed += 1
+            elif status == 'cancelled':
+                self.stats.cancelled += 1
+            if restart.final and reply:
+                self.prompt.remember(restart.user_text, ''.join(reply))
+            if self._is_current(restart):
+                self._emit_locked(restart, DONE, status=status)

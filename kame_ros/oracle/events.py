@@ -1,0 +1,54 @@
+# Copyright 2026 kame_ros developers
+# SPDX-License-Identifier: Apache-2.0
+"""
+The oracle stream as events: reset, append, done.
+
+KAME's front-end consumes the LLM's latest candidate reply as a timeline
+that a new reply resets and later tokens extend. The events carry text
+(the front-end tokenizes with its own tokenizer) and the reply/utterance
+they belong to, so a consumer can always tell a superseded reply apart.
+"""
+from dataclasses import asdict, dataclass
+from typing import Any
+
+RESET = 'oracle.reset'
+APPEND = 'oracle.append'
+DONE = 'oracle.done'
+KINDS = (RESET, APPEND, DONE)
+
+
+@dataclass(frozen=True)
+class OracleEvent:
+    """
+    One step of the oracle stream.
+
+    ``reply_id`` increases with every generation the scheduler starts; an
+    event whose reply_id is below the newest seen is stale and must be
+    ignored. ``text`` is the appended text for APPEND, empty otherwise;
+    DONE's ``status`` says whether the reply completed, was cancelled or failed.
+    """
+
+    kind: str
+    reply_id: int
+    utterance_id: int
+    revision: int
+    text: str = ''
+    status: str = ''
+
+    def payload(self) -> dict[str, Any]:
+        """Fields for the wire envelope."""
+        data = asdict(self)
+        del data['kind']
+        return data
+
+    @classmethod
+    def from_event(cls, event: dict[str, Any]) -> 'OracleEvent':
+        """Build from a decoded wire envelope; raises ValueError on bad fields."""
+        if event.get('type') not in KINDS:
+            raise ValueError(f'not an oracle event: {event.get("type")!r}')
+        try:
+            return cls(event['type'], int(event['reply_id']), int(event['utterance_id']),
+                       int(event['revision']), str(event.get('text', '')),
+                       str(event.get('status', '')))
+        except (KeyError, TypeError, ValueError) as err:
+            raise ValueError(f'bad oracle event: {err}') from err

@@ -1,0 +1,99 @@
+# Copyright 2026 kame_ros developers
+# SPDX-License-Identifier: Apache-2.0
+"""
+When to (re)start the oracle LLM: KAME's back-end policy as a small state machine.
+
+The reference back-end polls the latest partial transcript every 0.5 s and
+restarts generation when at least two new words were heard or a final
+transcript arrived, at most five restarts per two seconds. Restarting on
+every partial would waste the LLM on one-word changes; never restarting
+would leave the front-end with a stale guess. The clock is injected so the
+policy is tested exactly, without sleeping.
+"""
+from collections import deque
+from dataclasses import dataclass
+import time
+from typing import Callable
+
+from kame_ros.stt.events import TranscriptEvent
+
+
+@dataclass(frozen=True)
+class SchedulerConfig:
+    """KAME's published defaults."""
+
+    poll_interval_s: float = 0.5
+    min_new_words: int = 2
+    max_restarts: int = 5
+    restart_window_s: float = 2.0
+
+
+@dataclass(frozen=True)
+class Restart:
+    """A decision to start a new reply from this transcript."""
+
+    reply_id: int
+    utterance_id: int
+    revision: int
+    user_text: str
+    final: bool
+
+
+def new_word_count(now: str, then: str) -> int:
+    """Words of ``now`` after its common prefix with ``then`` (revisions count as new)."""
+    a, b = now.lower().split(), then.lower().split()
+    common = 0
+    while common < min(len(a), len(b)) and a[common] == b[common]:
+        common += 1
+    return len(a) - common
+
+
+class OracleScheduler:
+    """Follows transcripts and says when a new generation should start."""
+
+    def __init__(self, config: SchedulerConfig = SchedulerConfig(),
+                 clock: Callable[[], float] = time.monotonic) -> None:
+        """Start with no utterance heard."""
+        self.config = config
+        self._clock = clock
+        self._latest: TranscriptEvent | None = None
+        self._started: Restart | None = None
+        self._restarts: deque[float] = deque()
+        self._reply_id = 0
+        self.stale_events = 0
+        self.rate_limited = 0
+
+    def on_transcript(self, event: TranscriptEvent) -> None:
+        """Take a partial/final; older utterances and revisions are stale and ignored."""
+        latest = self._latest
+        if latest is not None and (
+                event.utterance_id < latest.utterance_id
+                or (event.utterance_id == latest.utterance_id
+                    and (latest.final or event.revision < latest.revision))):
+            self.stale_events += 1
+            return
+        self._latest = event
+
+    def poll(self) -> Restart | None:
+        """Decide, now, whether to restart; call every ``poll_interval_s``."""
+        event = self._latest
+        if event is None or not event.text.strip():
+            return None
+        started = self._started
+        same_utterance = started is not None and started.utterance_id == event.utterance_id
+        if same_utterance and started.final:
+            return None
+        heard = new_word_count(event.text, started.user_text if same_utterance else '')
+        if not (event.final or heard >= self.config.min_new_words):
+            return None
+        now = self._clock()
+        while self._restarts and now - self._restarts[0] >= self.config.restart_window_s:
+            self._restarts.popleft()
+        if len(self._restarts) >= self.config.max_restarts:
+            self.rate_limited += 1
+            return None
+        self._restarts.append(now)
+        self._reply_id += 1
+        self._started = Restart(self._reply_id, event.utterance_id, event.revision, event.text,
+                                event.final)
+        return self._started

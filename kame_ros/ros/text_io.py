@@ -1,0 +1,70 @@
+# Copyright 2026 kame_ros developers
+# SPDX-License-Identifier: Apache-2.0
+"""
+Publish and receive JSON text events (kame_ros.wire.text) with validation.
+
+Like AudioInput for audio: garbage, oversized or wrong-type messages become
+counted drops with a throttled log line, and the callback only ever sees
+decoded, typed events.
+"""
+import time
+from typing import Any, Callable
+
+from rclpy.node import Node
+from std_msgs.msg import String
+
+from kame_ros.ros.topics import Topic
+from kame_ros.wire.drops import DropLedger
+from kame_ros.wire.text import decode_event, encode_event, EventRejected
+
+
+class TextOutput:
+    """Numbers, stamps and publishes events on one topic."""
+
+    def __init__(self, node: Node, topic: Topic, lifecycle: bool = False) -> None:
+        """Create the (lifecycle) publisher."""
+        create = node.create_lifecycle_publisher if lifecycle else node.create_publisher
+        self._pub = create(topic.msg_type, topic.name, topic.qos)
+        self.seq = 0
+
+    def publish(self, event_type: str, payload: dict[str, Any]) -> None:
+        """Publish one event."""
+        self._pub.publish(String(data=encode_event(event_type, self.seq, time.time_ns(),
+                                                   payload)))
+        self.seq += 1
+
+
+class TextInput:
+    """A validated subscription to one event topic."""
+
+    def __init__(self, node: Node, topic: Topic, on_event: Callable[[dict], None],
+                 types: tuple[str, ...], parse: Callable[[dict], Any] | None = None) -> None:
+        """``parse`` turns the envelope into a typed event (ValueError = bad_payload)."""
+        self._node = node
+        self._types = types
+        self._parse = parse
+        self._on_event = on_event
+        self.drops = DropLedger()
+        self.received = 0
+        self.subscription = node.create_subscription(topic.msg_type, topic.name,
+                                                     self._callback, topic.qos)
+
+    def _callback(self, msg: String) -> None:
+        try:
+            event = decode_event(msg.data)
+            if event['type'] not in self._types:
+                raise EventRejected('wrong_type', f'{event["type"]} not in {self._types}')
+            typed = self._parse(event) if self._parse else event
+        except EventRejected as err:
+            self._drop(err.reason, str(err))
+            return
+        except ValueError as err:
+            self._drop('bad_payload', str(err))
+            return
+        self.received += 1
+        self._on_event(typed)
+
+    def _drop(self, reason: str, detail: str) -> None:
+        if self.drops.record(reason):
+            self._node.get_logger().warning(
+                f'dropped event ({reason}, {self.drops.counts[reason]} so far): {detail[:200]}')
