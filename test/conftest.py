@@ -109,3 +109,10 @@ def processes(tmp_path, domain_id):
     procs = Processes(tmp_path)
     yield procs
     procs.stop_all()
+
+
+@pytest.fixture(scope='session')
+def tiny_llama(tmp_path_factory) -> Path:
+    """Directory of a tiny random Llama with the real SmolLM2 tokenizer."""
+    from llm_fixtures import build_tiny_llama
+    return build_tiny_llama(tmp_path_factory.mktemp('tiny_llama'))

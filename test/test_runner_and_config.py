@@ -34,6 +34,8 @@ def test_every_config_node_is_registered_with_an_executable():
             cls = node_class(name)
             source = Path(__import__(cls.__module__, fromlist=['x']).__file__).read_text()
             declared = set(re.findall(r"declare\(\s*self,\s*'(\w+)'", source))
+            if 'enable_autostart(self)' in source:
+                declared.add('autostart')
             assert set(params) <= declared, f'{config.name}:{name} sets undeclared parameters'
 
 

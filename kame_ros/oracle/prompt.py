@@ -6,16 +6,15 @@ The oracle's prompt: predict the user's point early, answer short and speakable.
 The LLM often sees a sentence cut off mid-way; asking it to predict the
 point and reply anyway is what lets the front-end speak knowledgeably
 before the user has finished. Replies are capped (KAME: <= 30 words) so the
-oracle stream fits the time the front-end takes to say it.
+oracle stream fits the time the front-end takes to say it. The prompt is
+kept short on purpose: small on-robot models (SmolLM2-135M) lose the
+question under a long system prompt.
 """
 from collections import deque
 from dataclasses import dataclass
 
-SYSTEM_PROMPT = (
-    'You are the voice of a helpful robot in a spoken conversation. The user may still be '
-    'speaking: you get their words so far, possibly cut off. Work out what they are asking '
-    'and answer it directly, as you would say it aloud: one or two short sentences, at most '
-    '{max_words} words, no lists, no markdown, no emojis.')
+SYSTEM_PROMPT = ('You are a helpful robot. The user may still be speaking; guess their question '
+                 'and answer it in one short spoken sentence of at most {max_words} words.')
 
 
 @dataclass(frozen=True)

@@ -5,8 +5,8 @@
 
 Loads a Hugging Face model directory or a GGUF file (transformers
 dequantizes GGUF on load). On CPU, ``int8`` applies dynamic int8
-quantization to every Linear layer (weights int8, activations quantized per
-batch), which is what makes a local model pay on a robot's CPU; ``4bit``
+quantization to every Linear layer but the output head (weights int8,
+activations quantized per batch), which is what makes a local model pay on a robot's CPU; ``4bit``
 uses bitsandbytes NF4 and therefore needs CUDA. Generation runs greedy on
 its own thread and checks ``cancel`` after every token.
 """
@@ -69,15 +69,17 @@ class TransformersBackend(LLMBackend):
                                                          **kwargs)
         except (OSError, ValueError, KeyError) as err:
             raise BackendError(f'cannot load {self.model_path}: {err}') from err
+        n_params = sum(p.numel() for p in model.parameters())
         if self.quantization == 'int8':
-            progress('quantizing Linear layers to int8 (dynamic)')
-            model = torch.ao.quantization.quantize_dynamic(model, {torch.nn.Linear},
-                                                           dtype=torch.qint8)
+            layers = {name for name, m in model.named_modules()
+                      if isinstance(m, torch.nn.Linear) and name != 'lm_head'}
+            progress(f'quantizing {len(layers)} Linear layers to int8 (dynamic; lm_head '
+                     'stays float: quantizing the vocabulary projection costs most accuracy)')
+            model = torch.ao.quantization.quantize_dynamic(model, layers, dtype=torch.qint8)
         elif self.quantization == 'none' and self.device != 'cpu':
             model = model.to(self.device)
         self.model = model.eval()
-        progress(f'ready ({sum(p.numel() for p in model.parameters()) / 1e6:.1f} M float '
-                 f'parameters, quantization {self.quantization})')
+        progress(f'ready ({n_params / 1e6:.1f} M parameters, quantization {self.quantization})')
 
     def stream(self, messages: Messages, max_tokens: int,
                cancel: threading.Event) -> Iterator[str]:

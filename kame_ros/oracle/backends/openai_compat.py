@@ -26,7 +26,6 @@ class OpenAIBackend(LLMBackend):
                  max_retries: int = 1) -> None:
         """Create the client (no network until the first request)."""
         try:
-            import httpx
             import openai
         except ImportError as err:
             raise BackendError('the openai package is not installed (pip install openai)') \
@@ -35,7 +34,7 @@ class OpenAIBackend(LLMBackend):
         self.model = model
         self.client = openai.OpenAI(
             base_url=base_url, api_key=os.environ.get(api_key_env) or 'no-key',
-            timeout=httpx.Timeout(timeout_s, connect=connect_timeout_s),
+            timeout=openai.Timeout(timeout_s, connect=connect_timeout_s),
             max_retries=max_retries)
 
     def load(self, progress: Progress) -> None:

@@ -1,0 +1,76 @@
+# Copyright 2026 kame_ros developers
+# SPDX-License-Identifier: Apache-2.0
+"""Drive an oracle node over DDS: publish transcripts, collect oracle events."""
+import time
+
+from std_msgs.msg import String
+
+from kame_ros.oracle.events import DONE, OracleEvent, RESET
+from kame_ros.ros.topics import ORACLE_EVENTS, ROBOT_CONTEXT, STT_FINAL, STT_PARTIAL
+from kame_ros.stt.events import TranscriptEvent
+from kame_ros.wire.text import decode_event, encode_event
+
+
+class OracleDriver:
+    """A test node standing in for the STT (publisher) and the front-end (subscriber)."""
+
+    def __init__(self, ros) -> None:
+        self.node = ros.node('oracle_driver')
+        self.partial = self.node.create_publisher(STT_PARTIAL.msg_type, STT_PARTIAL.name,
+                                                  STT_PARTIAL.qos)
+        self.final = self.node.create_publisher(STT_FINAL.msg_type, STT_FINAL.name,
+                                                STT_FINAL.qos)
+        self.context = self.node.create_publisher(ROBOT_CONTEXT.msg_type, ROBOT_CONTEXT.name,
+                                                  ROBOT_CONTEXT.qos)
+        self.events: list[tuple[float, OracleEvent]] = []
+        self.stamps_ns: list[int] = []
+        self.node.create_subscription(ORACLE_EVENTS.msg_type, ORACLE_EVENTS.name,
+                                      self._on_event, ORACLE_EVENTS.qos)
+        self.seq = 0
+
+    def _on_event(self, msg: String) -> None:
+        envelope = decode_event(msg.data)
+        self.stamps_ns.append(envelope['stamp_ns'])
+        self.events.append((time.monotonic(), OracleEvent.from_event(envelope)))
+
+    def wait_ready(self, timeout: float = 120.0) -> None:
+        """Wait until the oracle subscribes to transcripts and publishes events."""
+        end = time.monotonic() + timeout
+        while not (self.partial.get_subscription_count() and self.final.get_subscription_count()
+                   and self.node.count_publishers(ORACLE_EVENTS.name)):
+            assert time.monotonic() < end, 'oracle node never became ready'
+            time.sleep(0.1)
+        time.sleep(0.5)
+
+    def say(self, text: str, utterance: int, revision: int, final: bool = False) -> None:
+        ev = TranscriptEvent(utterance, revision, text, final, 0, 0, time.time_ns())
+        pub = self.final if final else self.partial
+        pub.publish(String(data=encode_event(ev.event_type, self.seq, ev.stamp_ns, ev.payload())))
+        self.seq += 1
+
+    def kinds(self) -> list[OracleEvent]:
+        return [e for _, e in self.events]
+
+    def wait_for(self, pred, timeout: float = 30.0) -> bool:
+        end = time.monotonic() + timeout
+        while time.monotonic() < end:
+            if pred(self.kinds()):
+                return True
+            time.sleep(0.05)
+        return False
+
+    def resets(self) -> list[OracleEvent]:
+        return [e for e in self.kinds() if e.kind == RESET]
+
+    def reply_text(self, reply_id: int) -> str:
+        return ''.join(e.text for e in self.kinds() if e.reply_id == reply_id)
+
+    def done(self, reply_id: int) -> OracleEvent | None:
+        return next((e for e in self.kinds() if e.kind == DONE and e.reply_id == reply_id),
+                    None)
+
+    def assert_most_recent_wins(self) -> None:
+        newest = 0
+        for event in self.kinds():
+            assert event.reply_id >= newest, f'reply {event.reply_id} after reply {newest}'
+            newest = event.reply_id

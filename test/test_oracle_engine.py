@@ -1,0 +1,111 @@
+# Copyright 2026 kame_ros developers
+# SPDX-License-Identifier: Apache-2.0
+"""The oracle engine on a real (tiny, random) transformers model."""
+import threading
+import time
+
+import pytest
+
+from kame_ros.oracle.backends.base import BackendError
+from kame_ros.oracle.backends.factory import make_backend
+from kame_ros.oracle.backends.hf import TransformersBackend
+from kame_ros.oracle.engine import OracleEngine
+from kame_ros.oracle.events import APPEND, DONE, RESET
+from kame_ros.stt.events import TranscriptEvent
+
+
+@pytest.fixture(scope='module')
+def tiny_backend(tiny_llama):
+    backend = TransformersBackend(str(tiny_llama), quantization='int8')
+    steps = []
+    backend.load(steps.append)
+    assert any('int8' in s for s in steps)
+    return backend
+
+
+def transcript(text, utt=1, rev=0, final=False):
+    return TranscriptEvent(utt, rev, text, final, 0, 0, time.time_ns())
+
+
+def wait_for(pred, timeout=20.0):
+    end = time.monotonic() + timeout
+    while time.monotonic() < end:
+        if pred():
+            return True
+        time.sleep(0.02)
+    return False
+
+
+def test_backend_streams_and_cancels(tiny_backend):
+    msgs = [{'role': 'user', 'content': 'hello'}]
+    pieces = list(tiny_backend.stream(msgs, 20, threading.Event()))
+    assert pieces and len(''.join(pieces)) > 0
+    cancel = threading.Event()
+    got = []
+    for piece in tiny_backend.stream(msgs, 200, cancel):
+        got.append(piece)
+        cancel.set()
+    assert len(got) == 1, 'a cancelled stream yields nothing more'
+
+
+def test_reply_events_in_order_and_superseded_reply_never_follows(tiny_backend):
+    events = []
+    engine = OracleEngine(tiny_backend, events.append, max_tokens=40)
+    engine.submit(transcript('what is the'))
+    first = engine.tick()
+    engine.submit(transcript('what is the capital of', rev=1))
+    second = engine.tick()
+    assert (first.reply_id, second.reply_id) == (1, 2)
+    assert wait_for(lambda: any(e.kind == DONE and e.reply_id == 2 for e in events))
+    time.sleep(0.3)
+    first_of_2 = next(i for i, e in enumerate(events) if e.reply_id == 2)
+    assert events[first_of_2].kind == RESET
+    assert all(e.reply_id == 2 for e in events[first_of_2:]), 'stale reply after successor'
+    replies = [e for e in events if e.reply_id == 2]
+    assert replies[-1].kind == DONE and replies[-1].status == 'complete'
+    assert all(e.kind == APPEND and e.text for e in replies[1:-1])
+    assert not any(e.kind == DONE and e.reply_id == 1 for e in events)
+    assert engine.stats.cancelled + engine.stats.completed == 2
+
+
+def test_final_reply_is_remembered_and_context_reaches_prompt(tiny_backend):
+    events = []
+    engine = OracleEngine(tiny_backend, events.append, max_tokens=10)
+    engine.set_context('battery low, docked in the kitchen')
+    engine.submit(transcript('where are you right now', final=True))
+    engine.tick()
+    assert wait_for(lambda: any(e.kind == DONE for e in events))
+    assert len(engine.prompt.history) == 1
+    assert engine.prompt.history[0].user == 'where are you right now'
+    msgs = engine.prompt.messages('and then', final=False)
+    assert 'docked in the kitchen' in msgs[0]['content']
+    assert msgs[1]['content'] == 'where are you right now'
+
+
+def test_backend_failure_is_counted_and_engine_keeps_going():
+    backend = make_backend('openai', base_url='http://127.0.0.1:9/v1', timeout_s=1.0,
+                           max_retries=0)
+    events = []
+    engine = OracleEngine(backend, events.append)
+    engine.submit(transcript('hello there robot'))
+    engine.tick()
+    assert wait_for(lambda: any(e.kind == DONE for e in events), 15)
+    assert events[-1].status == 'failed' and engine.stats.failed == 1
+    assert 'Connection' in engine.stats.last_error
+    engine.submit(transcript('hello there robot how are you', rev=1))
+    assert engine.tick() is not None, 'a failed backend never blocks the next restart'
+
+
+def test_missing_and_bad_models_are_clear_errors(tmp_path):
+    with pytest.raises(BackendError, match='model not found'):
+        TransformersBackend(str(tmp_path / 'nope')).load(print)
+    (tmp_path / 'bad').mkdir()
+    (tmp_path / 'bad' / 'config.json').write_text('{"model_type": "llama", "garbage": ')
+    with pytest.raises(BackendError, match='cannot load'):
+        TransformersBackend(str(tmp_path / 'bad')).load(print)
+    with pytest.raises(BackendError, match='quantization'):
+        TransformersBackend('x', quantization='2bit')
+    with pytest.raises(BackendError, match='unknown backend'):
+        make_backend('gpt5')
+    with pytest.raises(BackendError, match='base_url'):
+        make_backend('openai')

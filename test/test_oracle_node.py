@@ -1,0 +1,80 @@
+# Copyright 2026 kame_ros developers
+# SPDX-License-Identifier: Apache-2.0
+"""The oracle node over DDS: KAME's restart rules, ordering, bad input, a real answer."""
+import time
+
+from std_msgs.msg import String
+
+from kame_ros.oracle.events import APPEND, DONE
+from kame_ros.ros.topics import DIAGNOSTICS
+from oracle_harness import OracleDriver
+
+
+def test_restart_rules_order_and_rate_limit_over_dds(ros, processes, tiny_llama):
+    oracle = processes.start('oracle', '--ros-args', '-p', 'backend:=transformers',
+                             '-p', f'model:={tiny_llama}', '-p', 'quantization:=none',
+                             '-p', 'poll_interval_s:=0.2', '-p', 'max_tokens:=30')
+    drv = OracleDriver(ros)
+    diags = []
+    drv.node.create_subscription(DIAGNOSTICS.msg_type, DIAGNOSTICS.name, diags.append,
+                                 DIAGNOSTICS.qos)
+    drv.wait_ready()
+
+    drv.say('what', 1, 0)
+    time.sleep(0.8)
+    assert drv.resets() == [], 'one word must not start a reply'
+    drv.say('what is the', 1, 1)
+    assert drv.wait_for(lambda ev: len([e for e in ev if e.kind == 'oracle.reset']) == 1, 5)
+    assert drv.resets()[0].revision == 1
+    drv.say('what is the capital', 1, 2)
+    time.sleep(0.8)
+    assert len(drv.resets()) == 1, 'one new word must not restart'
+    drv.say('what is the capital of france', 1, 3, final=True)
+    assert drv.wait_for(lambda ev: any(e.kind == DONE and e.reply_id == 2 for e in ev), 30)
+    assert drv.resets()[1].revision == 3
+    assert drv.done(2).status == 'complete'
+    assert any(e.kind == APPEND and e.reply_id == 2 for e in drv.kinds())
+
+    # A talkative user: two new words every 0.1 s for 4 s -> at most 5 restarts per 2 s.
+    t0 = time.time_ns()
+    words = []
+    for i in range(40):
+        words += [f'word{i}', f'more{i}']
+        drv.say(' '.join(words), 2, i)
+        time.sleep(0.1)
+    time.sleep(0.5)
+    times = [stamp / 1e9 for stamp, (_, e) in zip(drv.stamps_ns, drv.events)
+             if e.kind == 'oracle.reset' and stamp >= t0]
+    assert len(times) >= 8, 'the poller must keep restarting while words arrive'
+    for t in times:  # emission stamps trail the scheduler's clock by well under 50 ms
+        assert sum(1 for u in times if t <= u < t + 1.95) <= 5, 'rate limit broken'
+    drv.assert_most_recent_wins()
+
+    # Garbage on the transcript topics is dropped and counted; the node keeps answering.
+    for garbage in ('not json', '{"v": 1, "type": "oracle.reset", "seq": 1, "stamp_ns": 1}',
+                    '{"v": 1, "type": "stt.partial", "seq": 1, "stamp_ns": 1}', 'x' * 100_000):
+        drv.partial.publish(String(data=garbage))
+    n = len(drv.resets())
+    drv.say('and one more question please', 3, 0, final=True)
+    assert drv.wait_for(lambda ev: len([e for e in ev if e.kind == 'oracle.reset']) > n, 10)
+    assert oracle.poll() is None
+
+    def dropped(reason):
+        for array in diags:
+            for status in array.status:
+                values = {kv.key: kv.value for kv in status.values}
+                if 'oracle' in status.name and values.get(f'drop_{reason}'):
+                    return True
+        return False
+    assert drv.wait_for(lambda _: all(dropped(r) for r in ('bad_json', 'wrong_type',
+                                                           'bad_payload', 'oversized')), 5)
+
+
+def test_embedded_default_answers_paris(ros, processes):
+    processes.start('oracle', '--ros-args', '-p', 'max_tokens:=40')
+    drv = OracleDriver(ros)
+    drv.wait_ready()
+    drv.say('What is the capital of France?', 1, 0, final=True)
+    assert drv.wait_for(lambda ev: any(e.kind == DONE for e in ev), 60)
+    reply = drv.reply_text(1)
+    assert 'Paris' in reply, reply
