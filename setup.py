@@ -30,6 +30,7 @@ setup(
         'console_scripts': [
             'kame_ros_run = kame_ros.run:main',
             'kame_ros_bench_transport = kame_ros.bench.transport:main',
+            'kame_ros_bench_oracle = kame_ros.bench.oracle:main',
         ] + [f'{node} = kame_ros.nodes.{node}:main' for node in NODES],
     },
 )
