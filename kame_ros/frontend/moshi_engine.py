@@ -1,0 +1,180 @@
+# Copyright 2026 kame_ros developers
+# SPDX-License-Identifier: Apache-2.0
+"""
+The Moshi/KAME front-end loop: Mimi encode -> LM step -> Mimi decode, one 80 ms frame at a time.
+
+Built on moshi's own LMGen without forking it. KAME's oracle embedding is
+added to the model input through LMModel's ``sum_condition`` input (the
+per-step additive conditioning moshi already feeds to ``forward_text``):
+each frame, ``oracle_emb(token)`` is written into that tensor in place, so
+the LM sees text + audio + oracle embeddings exactly as KAME sums them, and
+CUDA graphs stay valid. Before any oracle reply the tensor is all zeros and
+the output is bit-identical to upstream LMGen. Stock Moshi checkpoints are
+steered instead through LMGen's text hooks (guided mode, see guide.py).
+
+``step`` never waits for the oracle: events only update the timeline.
+"""
+from dataclasses import dataclass
+import threading
+import time
+
+import numpy as np
+import torch
+
+from kame_ros.audio.frames import float_to_int16, FRAME_SAMPLES, int16_to_float
+from kame_ros.frontend.budget import FrameBudget
+from kame_ros.frontend.checkpoint import FrontEndModels
+from kame_ros.frontend.guide import TextGuide
+from kame_ros.frontend.text_tokens import IncrementalTokenizer
+from kame_ros.frontend.timeline import OracleTimeline
+from kame_ros.oracle.events import APPEND, DONE, OracleEvent, RESET
+
+MODES = ('auto', 'kame', 'guided', 'plain')
+
+
+@dataclass(frozen=True)
+class FrameOutput:
+    """What one 80 ms step produced."""
+
+    frame: int
+    pcm: np.ndarray | None
+    text_token: int | None
+    text: str
+    oracle_token: int | None
+    compute_ms: float
+
+
+@dataclass(frozen=True)
+class SamplingConfig:
+    """LMGen's sampling knobs (moshi's defaults)."""
+
+    use_sampling: bool = True
+    temp: float = 0.8
+    temp_text: float = 0.7
+    top_k: int = 250
+    top_k_text: int = 25
+
+
+class MoshiFrontEnd:
+    """Streams one conversation through Moshi (or KAME) frame by frame."""
+
+    def __init__(self, models: FrontEndModels, mode: str = 'auto',
+                 sampling: SamplingConfig = SamplingConfig(), seed: int = 0,
+                 guide_min_ready_tokens: int = 3) -> None:
+        """Pick the oracle mode: kame needs oracle_emb; auto = kame if present, else guided."""
+        from moshi.models.lm import LMGen
+        if mode not in MODES:
+            raise ValueError(f'mode must be one of {MODES}, got {mode!r}')
+        if mode == 'auto':
+            mode = 'kame' if models.is_kame else 'guided'
+        if mode == 'kame' and not models.is_kame:
+            raise ValueError('mode kame needs a KAME checkpoint (with oracle_emb)')
+        self.models = models
+        self.mode = mode
+        self.seed = seed
+        lm = models.lm
+        self.pad_id = lm.existing_text_padding_id
+        self.end_pad_id = lm.existing_text_end_padding_id
+        self.timeline = OracleTimeline(boundary_id=lm.text_card, pad_id=self.pad_id)
+        self.text_in = IncrementalTokenizer(models.tokenizer)
+        self.guide = None
+        hooks = {}
+        if mode == 'guided':
+            self.guide = TextGuide(models.tokenizer, self.pad_id, self.end_pad_id,
+                                   guide_min_ready_tokens)
+            hooks = {'on_text_logits_hook': self.guide.on_text_logits,
+                     'on_text_hook': self.guide.on_text_token}
+        self.lm_gen = LMGen(lm, use_sampling=sampling.use_sampling, temp=sampling.temp,
+                            temp_text=sampling.temp_text, top_k=sampling.top_k,
+                            top_k_text=sampling.top_k_text, **hooks)
+        self._vocab_size = models.tokenizer.vocab_size()
+        self.budget = FrameBudget()
+        self.reply_id = 0
+        self.stale_events = 0
+        self._oracle_sum: torch.Tensor | None = None
+        self._lock = threading.Lock()
+        self._frame = 0
+        self._streaming = None
+
+    def start(self) -> None:
+        """Enter streaming mode (Mimi and LM keep state across steps from here on)."""
+        from contextlib import ExitStack
+        torch.manual_seed(self.seed)
+        stack = ExitStack()
+        stack.enter_context(self.models.mimi.streaming(1))
+        stack.enter_context(self.lm_gen.streaming(1))
+        if self.mode == 'kame':
+            lm = self.models.lm
+            self._oracle_sum = torch.zeros(1, 1, lm.dim, device=lm.device, dtype=lm.dtype)
+            self.lm_gen._streaming_state.condition_sum = self._oracle_sum
+        self._streaming = stack
+
+    def warmup(self, frames: int = 3) -> float:
+        """Run silent frames once (allocations, kernel selection), then start clean; returns s."""
+        t0 = time.perf_counter()
+        self.start()
+        for _ in range(frames):
+            self.step(np.zeros(FRAME_SAMPLES, np.int16))
+        self.stop()
+        self.timeline = OracleTimeline(self.timeline.boundary_id, self.pad_id)
+        self.budget = FrameBudget()
+        self._frame = 0
+        return time.perf_counter() - t0
+
+    def stop(self) -> None:
+        """Leave streaming mode."""
+        if self._streaming is not None:
+            self._streaming.close()
+            self._streaming = None
+
+    def on_oracle(self, event: OracleEvent) -> None:
+        """Take one oracle event (any thread); stale replies are ignored."""
+        with self._lock:
+            if event.reply_id < self.reply_id or (event.kind != RESET
+                                                  and event.reply_id != self.reply_id):
+                self.stale_events += 1
+                return
+            if event.kind == RESET:
+                self.reply_id = event.reply_id
+                self.text_in.reset()
+                self.timeline.reset()
+                if self.guide:
+                    self.guide.new_reply()
+                return
+            tokens = self.text_in.feed(event.text) if event.kind == APPEND else \
+                self.text_in.finish()
+            self.timeline.append(tokens)
+            if self.guide:
+                self.guide.extend(tokens, done=event.kind == DONE)
+
+    @torch.no_grad()
+    def step(self, pcm: np.ndarray) -> FrameOutput:
+        """Process one 80 ms input frame (int16[1920]); returns this frame's output."""
+        if self._streaming is None:
+            raise RuntimeError('call start() first')
+        t0 = time.perf_counter()
+        mimi, lm = self.models.mimi, self.models.lm
+        x = torch.from_numpy(int16_to_float(pcm)).to(lm.device)[None, None]
+        codes = mimi.encode(x)
+        oracle_token = self.timeline.advance()
+        if self._oracle_sum is not None:
+            if oracle_token is None:
+                self._oracle_sum.zero_()
+            else:
+                token = torch.tensor([[oracle_token]], device=lm.device)
+                self._oracle_sum.copy_(self.models.oracle_emb(token))
+        tokens = self.lm_gen.step(codes)
+        out_pcm, text_token, text = None, None, ''
+        if tokens is not None:
+            text_token = int(tokens[0, 0, 0])
+            if (text_token not in (self.pad_id, self.end_pad_id)
+                    and text_token < self._vocab_size
+                    and not self.models.tokenizer.is_control(text_token)):
+                text = self.models.tokenizer.id_to_piece(text_token).replace('\u2581', ' ')
+            audio = mimi.decode(tokens[:, 1:])
+            out_pcm, _ = float_to_int16(audio[0, 0].float().cpu().numpy()[:FRAME_SAMPLES])
+        compute_ms = (time.perf_counter() - t0) * 1e3
+        self.budget.record(compute_ms)
+        frame = self._frame
+        self._frame += 1
+        return FrameOutput(frame, out_pcm, text_token, text, oracle_token, compute_ms)
