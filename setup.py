@@ -7,7 +7,8 @@ from setuptools import find_packages, setup
 
 PACKAGE = 'kame_ros'
 
-NODES = ['audio_capture', 'audio_playback', 'wav_source', 'wav_sink', 'oracle']
+NODES = ['audio_capture', 'audio_playback', 'wav_source', 'wav_sink', 'oracle',
+         'frontend']
 
 setup(
     name=PACKAGE,
@@ -31,6 +32,7 @@ setup(
             'kame_ros_run = kame_ros.run:main',
             'kame_ros_bench_transport = kame_ros.bench.transport:main',
             'kame_ros_bench_oracle = kame_ros.bench.oracle:main',
+            'kame_ros_bench_frontend = kame_ros.bench.frontend:main',
         ] + [f'{node} = kame_ros.nodes.{node}:main' for node in NODES],
     },
 )

@@ -14,6 +14,7 @@ NODE_MODULES = {
     'wav_source': ('kame_ros.nodes.wav_source', 'WavSource'),
     'wav_sink': ('kame_ros.nodes.wav_sink', 'WavSink'),
     'oracle': ('kame_ros.nodes.oracle', 'OracleNode'),
+    'frontend': ('kame_ros.nodes.frontend', 'FrontEndNode'),
 }
 
 

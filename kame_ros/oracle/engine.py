@@ -108,7 +108,7 @@ class OracleEngine:
 
     def _emit_locked(self, restart: Restart, kind: str, text: str = '', status: str = '') -> None:
         self._emit(OracleEvent(kind, restart.reply_id, restart.utterance_id, restart.revision,
-                               text, status))
+                               text, status, restart.final))
 
     def _generate(self, restart: Restart, cancel: threading.Event, messages) -> None:
         t0 = time.monotonic()

@@ -25,7 +25,8 @@ class OracleEvent:
     ``reply_id`` increases with every generation the scheduler starts; an
     event whose reply_id is below the newest seen is stale and must be
     ignored. ``text`` is the appended text for APPEND, empty otherwise;
-    DONE's ``status`` says whether the reply completed, was cancelled or failed.
+    DONE's ``status`` says whether the reply completed, was cancelled or failed;
+    ``final`` marks replies to a final transcript (the user finished the turn).
     """
 
     kind: str
@@ -34,6 +35,7 @@ class OracleEvent:
     revision: int
     text: str = ''
     status: str = ''
+    final: bool = False
 
     def payload(self) -> dict[str, Any]:
         """Fields for the wire envelope."""
@@ -49,6 +51,6 @@ class OracleEvent:
         try:
             return cls(event['type'], int(event['reply_id']), int(event['utterance_id']),
                        int(event['revision']), str(event.get('text', '')),
-                       str(event.get('status', '')))
+                       str(event.get('status', '')), bool(event.get('final', False)))
         except (KeyError, TypeError, ValueError) as err:
             raise ValueError(f'bad oracle event: {err}') from err

@@ -19,7 +19,7 @@ from dataclasses import dataclass
 from diagnostic_msgs.msg import DiagnosticArray
 from rclpy.qos import DurabilityPolicy, HistoryPolicy, QoSProfile, ReliabilityPolicy
 from sensor_msgs.msg import CompressedImage
-from std_msgs.msg import String
+from std_msgs.msg import Bool, String
 
 AUDIO_QOS = QoSProfile(history=HistoryPolicy.KEEP_LAST, depth=25,
                        reliability=ReliabilityPolicy.RELIABLE,
@@ -52,3 +52,5 @@ STT_PARTIAL = Topic('stt/partial', String, TEXT_QOS)
 STT_FINAL = Topic('stt/final', String, TEXT_QOS)
 ORACLE_EVENTS = Topic('oracle/events', String, TEXT_QOS)
 ROBOT_CONTEXT = Topic('robot/context', String, LATCHED_QOS)
+FRONTEND_TEXT = Topic('frontend/text', String, TEXT_QOS)
+AGENT_SPEAKING = Topic('agent/speaking', Bool, LATCHED_QOS)

@@ -1,0 +1,31 @@
+# Copyright 2026 kame_ros developers
+# SPDX-License-Identifier: Apache-2.0
+"""What every front-end backend offers the node: one output frame per input frame."""
+from typing import Protocol
+
+import numpy as np
+
+from kame_ros.frontend.budget import FrameBudget
+from kame_ros.frontend.moshi_engine import FrameOutput
+from kame_ros.oracle.events import OracleEvent
+
+
+class FrontEndEngine(Protocol):
+    """Moshi/KAME or TTS: the node drives either the same way."""
+
+    budget: FrameBudget
+
+    def warmup(self, frames: int = 3) -> float:
+        """Run once before real audio; returns seconds spent."""
+
+    def start(self) -> None:
+        """Begin a conversation stream."""
+
+    def stop(self) -> None:
+        """End it."""
+
+    def on_oracle(self, event: OracleEvent) -> None:
+        """Take an oracle event (any thread, never blocks the frame loop)."""
+
+    def step(self, pcm: np.ndarray) -> FrameOutput:
+        """One 80 ms input frame in, this frame's output out."""

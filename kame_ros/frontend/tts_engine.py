@@ -1,0 +1,132 @@
+# Copyright 2026 kame_ros developers
+# SPDX-License-Identifier: Apache-2.0
+"""
+The ``tts`` front-end: for robots without a GPU, and the cascaded baseline.
+
+It waits for the user's turn to end (an oracle reply to a *final*
+transcript), says a short acknowledgement at once, then speaks the
+oracle's reply sentence by sentence as it streams in, with hibari-tts
+(24 kHz, Mimi's rate, about 10x faster than real time on one core).
+Synthesis runs on its own thread; ``step`` only pops 80 ms of whatever is
+ready (or silence), so the frame loop never waits for the TTS or the LLM.
+A newer final reply interrupts the one being spoken.
+"""
+from dataclasses import dataclass
+import queue
+import re
+import threading
+import time
+
+import numpy as np
+
+from kame_ros.audio.frames import float_to_int16, FRAME_SAMPLES
+from kame_ros.frontend.budget import FrameBudget
+from kame_ros.frontend.moshi_engine import FrameOutput
+from kame_ros.oracle.events import APPEND, DONE, OracleEvent, RESET
+
+SENTENCE_END = re.compile(r'(?<=[.!?;:])\s+')
+
+
+@dataclass(frozen=True)
+class _Say:
+    reply_id: int
+    text: str
+
+
+class TtsFrontEnd:
+    """Acknowledge, then read the oracle reply aloud, one frame per step."""
+
+    def __init__(self, voice: str = 'heart', acknowledgement: str = 'Okay.',
+                 speed: float = 1.0, threads: int = 1) -> None:
+        """Load hibari (the default voice ships in the wheel)."""
+        from hibari import Hibari
+        self.tts = Hibari(voice=voice, threads=threads)
+        self.acknowledgement = acknowledgement
+        self.speed = speed
+        self.budget = FrameBudget()
+        self.reply_id = 0
+        self.stale_events = 0
+        self._text = ''
+        self._said = 0
+        self._audio = np.zeros(0, np.int16)
+        self._audio_lock = threading.Lock()
+        self._jobs: queue.Queue = queue.Queue()
+        self._lock = threading.Lock()
+        self._frame = 0
+        self._worker: threading.Thread | None = None
+        self._stop = threading.Event()
+
+    def warmup(self, frames: int = 1) -> float:
+        """Synthesize once so the first real sentence is not slowed by lazy init."""
+        t0 = time.perf_counter()
+        self.tts('Ready.', speed=self.speed)
+        return time.perf_counter() - t0
+
+    def start(self) -> None:
+        """Start the synthesis thread."""
+        self._stop.clear()
+        self._worker = threading.Thread(target=self._synthesize, daemon=True, name='tts')
+        self._worker.start()
+
+    def stop(self) -> None:
+        """Stop synthesizing."""
+        self._stop.set()
+        self._jobs.put(None)
+        if self._worker is not None:
+            self._worker.join(timeout=5)
+
+    def on_oracle(self, event: OracleEvent) -> None:
+        """Queue speech for final replies; partial-transcript replies are not spoken."""
+        with self._lock:
+            if event.kind == RESET:
+                if not event.final or event.reply_id < self.reply_id:
+                    return
+                self.reply_id, self._text, self._said = event.reply_id, '', 0
+                with self._audio_lock:
+                    self._audio = np.zeros(0, np.int16)
+                if self.acknowledgement:
+                    self._jobs.put(_Say(event.reply_id, self.acknowledgement))
+                return
+            if event.reply_id != self.reply_id:
+                self.stale_events += 1
+                return
+            if event.kind == APPEND:
+                self._text += event.text
+                parts = SENTENCE_END.split(self._text[self._said:])
+                ready = parts[:-1]
+                self._said = len(self._text) - len(parts[-1])
+            elif event.kind == DONE:
+                ready = [self._text[self._said:]]
+                self._said = len(self._text)
+            else:
+                return
+            for sentence in ready:
+                if sentence.strip():
+                    self._jobs.put(_Say(event.reply_id, sentence.strip()))
+
+    def _synthesize(self) -> None:
+        while not self._stop.is_set():
+            job = self._jobs.get()
+            if job is None or job.reply_id != self.reply_id:
+                continue
+            try:
+                wav = self.tts(job.text, speed=self.speed)
+            except (ValueError, RuntimeError):
+                continue
+            samples, _ = float_to_int16(wav)
+            with self._audio_lock:
+                if job.reply_id == self.reply_id:
+                    self._audio = np.concatenate([self._audio, samples])
+
+    def step(self, pcm: np.ndarray) -> FrameOutput:
+        """Pop the next 80 ms of speech (silence when none is ready)."""
+        t0 = time.perf_counter()
+        with self._audio_lock:
+            out = np.zeros(FRAME_SAMPLES, np.int16)
+            n = min(FRAME_SAMPLES, len(self._audio))
+            out[:n] = self._audio[:n]
+            self._audio = self._audio[n:]
+        compute_ms = (time.perf_counter() - t0) * 1e3
+        self.budget.record(compute_ms)
+        frame, self._frame = self._frame, self._frame + 1
+        return FrameOutput(frame, out, None, '', None, compute_ms)

@@ -1,0 +1,196 @@
+# Copyright 2026 kame_ros developers
+# SPDX-License-Identifier: Apache-2.0
+"""
+frontend: the robot's voice.
+
+Microphone frames and the oracle stream in; speech, inner monologue and
+speaking state out.
+
+A lifecycle node: models load and warm up in ``configure``. Frames are
+processed on a dedicated thread, one output frame per input frame (full
+duplex), so ROS callbacks only enqueue. If compute falls behind, the
+oldest queued input frames are dropped (counted) to keep latency bounded:
+every frame's compute time and deadline misses go to /diagnostics.
+"""
+import collections
+import threading
+
+import numpy as np
+from rclpy.lifecycle import LifecycleNode, LifecycleState, TransitionCallbackReturn
+from std_msgs.msg import Bool
+
+from kame_ros.audio.frames import AudioFrame, FRAME_NS
+from kame_ros.frontend.checkpoint import CheckpointError, load_frontend_models
+from kame_ros.frontend.engine import FrontEndEngine
+from kame_ros.frontend.moshi_engine import MODES, MoshiFrontEnd, SamplingConfig
+from kame_ros.oracle.events import KINDS, OracleEvent
+from kame_ros.ros.audio_in import AudioInput
+from kame_ros.ros.audio_out import AudioOutput
+from kame_ros.ros.diagnostics import Diagnostics, ERROR, Health, OK, WARN
+from kame_ros.ros.lifecycle import enable_autostart
+from kame_ros.ros.params import declare
+from kame_ros.ros.spin import run_nodes
+from kame_ros.ros.text_io import TextInput, TextOutput
+from kame_ros.ros.topics import (AGENT_SPEAKING, FRONTEND_TEXT, MIC_AUDIO, ORACLE_EVENTS,
+                                 SPEAKER_AUDIO)
+
+SPEAKING_RMS = 300.0
+SPEAKING_HOLD_FRAMES = 6
+
+
+class FrontEndNode(LifecycleNode):
+    """Runs Moshi/KAME (or the TTS fallback) on the 80 ms audio clock."""
+
+    def __init__(self, **kwargs) -> None:
+        """Declare parameters; models load in configure."""
+        super().__init__('frontend', **kwargs)
+        self.backend = declare(self, 'backend', 'moshi', 'moshi (Moshi/KAME) or tts (hibari)')
+        self.checkpoint = declare(self, 'checkpoint', 'kyutai/moshiko-pytorch-bf16',
+                                  'moshi: local checkpoint directory or Hugging Face repo')
+        self.device = declare(self, 'device', 'cpu', 'moshi: torch device (cpu, cuda)')
+        self.dtype = declare(self, 'dtype', 'float32', 'moshi: float32 or bfloat16')
+        self.mode = declare(self, 'mode', 'auto',
+                            f'moshi oracle mode: {", ".join(MODES)} (auto = kame if the '
+                            'checkpoint has oracle_emb, else guided)')
+        self.seed = declare(self, 'seed', 0, 'moshi: sampling seed', 0, 2**31 - 1)
+        self.temp = declare(self, 'temp', 0.8, 'moshi: audio sampling temperature', 0.0, 2.0)
+        self.temp_text = declare(self, 'temp_text', 0.7, 'moshi: text sampling temperature',
+                                 0.0, 2.0)
+        self.guide_min_ready_tokens = declare(
+            self, 'guide_min_ready_tokens', 3,
+            'guided: oracle tokens ready before the guide may take over', 1, 100)
+        self.voice = declare(self, 'voice', 'heart', 'tts: hibari voice')
+        self.acknowledgement = declare(self, 'acknowledgement', 'Okay.',
+                                       'tts: said at once when the user finishes a turn')
+        self.max_queue_frames = declare(
+            self, 'max_queue_frames', 4,
+            'Input frames allowed to wait; older ones are dropped to bound latency', 1, 100)
+        self.engine: FrontEndEngine | None = None
+        self.error = ''
+        self.frames_in = 0
+        self.frames_out = 0
+        self._queue: collections.deque[AudioFrame] = collections.deque()
+        self._wake = threading.Condition()
+        self._stop = threading.Event()
+        self._worker: threading.Thread | None = None
+        self._speaking = False
+        self._loud_recent = 0
+        self.out = AudioOutput(self, SPEAKER_AUDIO, 'speaker_link')
+        self.text_out = TextOutput(self, FRONTEND_TEXT)
+        self.speaking_pub = self.create_publisher(AGENT_SPEAKING.msg_type, AGENT_SPEAKING.name,
+                                                  AGENT_SPEAKING.qos)
+        self.speaking_pub.publish(Bool(data=False))
+        self.diagnostics = Diagnostics(self, self._health)
+        enable_autostart(self)
+
+    def on_configure(self, state: LifecycleState) -> TransitionCallbackReturn:
+        """Load and warm up the backend (slow), then subscribe."""
+        log = self.get_logger()
+        try:
+            if self.backend == 'moshi':
+                models = load_frontend_models(self.checkpoint, self.device, self.dtype,
+                                              lambda step: log.info(f'[moshi] {step}'))
+                self.engine = MoshiFrontEnd(
+                    models, self.mode, SamplingConfig(temp=self.temp, temp_text=self.temp_text),
+                    self.seed, self.guide_min_ready_tokens)
+            elif self.backend == 'tts':
+                from kame_ros.frontend.tts_engine import TtsFrontEnd
+                self.engine = TtsFrontEnd(self.voice, self.acknowledgement)
+            else:
+                raise ValueError(f'unknown backend {self.backend!r} (moshi or tts)')
+            log.info(f'warming up: {self.engine.warmup():.1f} s')
+        except (CheckpointError, ValueError, OSError, ImportError) as err:
+            self.error = f'{type(err).__name__}: {err}'
+            log.error(f'cannot configure the front-end: {self.error}')
+            return TransitionCallbackReturn.FAILURE
+        self.error = ''
+        self.audio_in = AudioInput(self, MIC_AUDIO, self._on_mic)
+        self.oracle_in = TextInput(self, ORACLE_EVENTS, self.engine.on_oracle, KINDS,
+                                   OracleEvent.from_event)
+        return TransitionCallbackReturn.SUCCESS
+
+    def on_activate(self, state: LifecycleState) -> TransitionCallbackReturn:
+        """Start the frame loop."""
+        self.engine.start()
+        self._stop.clear()
+        self._worker = threading.Thread(target=self._loop, daemon=True, name='frontend-loop')
+        self._worker.start()
+        self.get_logger().info(f'front-end active ({self.backend}'
+                               f'{", " + self.engine.mode if self.backend == "moshi" else ""})')
+        return super().on_activate(state)
+
+    def on_deactivate(self, state: LifecycleState) -> TransitionCallbackReturn:
+        """Stop the frame loop."""
+        self._halt()
+        return super().on_deactivate(state)
+
+    def _halt(self) -> None:
+        self._stop.set()
+        with self._wake:
+            self._wake.notify()
+        if self._worker is not None:
+            self._worker.join(timeout=5)
+            self._worker = None
+            self.engine.stop()
+
+    def _on_mic(self, frame: AudioFrame) -> None:
+        with self._wake:
+            self.frames_in += 1
+            self._queue.append(frame)
+            while len(self._queue) > self.max_queue_frames:
+                self._queue.popleft()
+                self.engine.budget.dropped += 1
+                self._publish_frame(np.zeros(frame.samples.shape, np.int16), frame.stamp_ns)
+            self._wake.notify()
+
+    def _loop(self) -> None:
+        while not self._stop.is_set():
+            with self._wake:
+                while not self._queue and not self._stop.is_set():
+                    self._wake.wait(0.5)
+                if self._stop.is_set():
+                    return
+                frame = self._queue.popleft()
+            result = self.engine.step(frame.samples)
+            pcm = result.pcm if result.pcm is not None else np.zeros_like(frame.samples)
+            self._publish_frame(pcm, frame.stamp_ns)
+            if result.text:
+                self.text_out.publish('frontend.text', {'frame': result.frame,
+                                                        'token': result.text_token,
+                                                        'text': result.text})
+
+    def _publish_frame(self, pcm: np.ndarray, input_stamp_ns: int) -> None:
+        # An output frame answers the input frame that just completed: play it one frame on.
+        self.out.publish(pcm, input_stamp_ns + FRAME_NS)
+        self.frames_out += 1
+        loud = float(np.sqrt(np.mean(pcm.astype(np.float64) ** 2))) > SPEAKING_RMS
+        self._loud_recent = SPEAKING_HOLD_FRAMES if loud else max(0, self._loud_recent - 1)
+        speaking = self._loud_recent > 0
+        if speaking != self._speaking:
+            self._speaking = speaking
+            self.speaking_pub.publish(Bool(data=speaking))
+
+    def _health(self) -> Health:
+        if self.engine is None:
+            return Health(ERROR if self.error else WARN, self.error or 'not configured')
+        values = {'backend': self.backend, 'frames_in': self.frames_in,
+                  'frames_out': self.frames_out, **self.engine.budget.summary()}
+        timeline = getattr(self.engine, 'timeline', None)
+        if timeline is not None:
+            values.update({f'oracle_{k}': v for k, v in vars(timeline.stats).items()})
+        if hasattr(self, 'audio_in'):
+            values.update({f'drop_{k}': v for k, v in self.audio_in.drops.counts.items()})
+        budget = self.engine.budget
+        level = WARN if budget.misses or budget.dropped else OK
+        return Health(level, f'{budget.misses} deadline misses in {budget.frames} frames',
+                      values)
+
+    def close(self) -> None:
+        """Stop the frame loop before the node goes away."""
+        if self.engine is not None:
+            self._halt()
+
+
+def main(args: list[str] | None = None) -> None:
+    """Console entry point."""
+    run_nodes([FrontEndNode], args)

@@ -1,0 +1,17 @@
+# Copyright 2026 kame_ros developers
+# SPDX-License-Identifier: Apache-2.0
+"""The front-end benchmark runs and reports upstream vs KAME per size (numbers not asserted)."""
+import subprocess
+import sys
+
+
+def test_frontend_benchmark_prints_table(tmp_path):
+    out = subprocess.run([sys.executable, '-m', 'kame_ros.bench.frontend', '--frames', '12',
+                          '--sizes', 'tiny', '--out', str(tmp_path)],
+                         capture_output=True, text=True, timeout=300)
+    assert out.returncode == 0, out.stderr
+    rows = [line for line in out.stdout.splitlines() if line.startswith('| tiny')]
+    assert len(rows) == 1, out.stdout
+    cells = [c.strip() for c in rows[0].strip('|').split('|')]
+    assert float(cells[2]) > 0 and float(cells[4]) > 0 and cells[6].endswith('%')
+    assert (tmp_path / 'frontend.png').stat().st_size > 10_000

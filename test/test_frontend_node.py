@@ -1,0 +1,86 @@
+# Copyright 2026 kame_ros developers
+# SPDX-License-Identifier: Apache-2.0
+"""The frontend node over DDS: frames out = frames in, with the tiny KAME model and with TTS."""
+import csv
+import time
+
+import numpy as np
+import pytest
+from std_msgs.msg import String
+
+from audio_signals import active_seconds
+from kame_ros.audio.wav import read_wav_24k, write_wav
+from kame_ros.oracle.events import OracleEvent
+from kame_ros.ros.topics import FRONTEND_TEXT, ORACLE_EVENTS
+from kame_ros.wire.text import encode_event
+from moshi_fixtures import save_checkpoint
+
+
+@pytest.fixture(scope='module')
+def kame_dir(tmp_path_factory):
+    return save_checkpoint(tmp_path_factory.mktemp('kame_node'), kame=True)
+
+
+def run_pipeline(processes, tmp_path, frontend_args, seconds, during=None):
+    rng = np.random.default_rng(0)
+    write_wav(tmp_path / 'mic.wav', (rng.standard_normal(int(24000 * seconds)) * 300)
+              .astype(np.int16))
+    processes.start('frontend', '--ros-args', *frontend_args)
+    sink = processes.start('wav_sink', '--ros-args', '-p', f'path:={tmp_path / "out.wav"}',
+                           '-p', 'idle_timeout_s:=2.0')
+    source = processes.start('wav_source', '--ros-args', '-p', f'path:={tmp_path / "mic.wav"}',
+                             '-p', 'wait_for_subscribers:=1', '-p', 'start_delay_s:=1.0')
+    if during is not None:
+        during()
+    assert source.wait(timeout=180) == 0, processes.log(source)
+    assert sink.wait(timeout=60) == 0, processes.log(sink)
+    with open(tmp_path / 'out.wav.csv') as f:
+        seqs = [int(r['seq']) for r in csv.DictReader(f)]
+    return seqs, read_wav_24k(tmp_path / 'out.wav')
+
+
+def oracle_publisher(ros):
+    node = ros.node('oracle_stub_publisher')
+    pub = node.create_publisher(ORACLE_EVENTS.msg_type, ORACLE_EVENTS.name, ORACLE_EVENTS.qos)
+    texts = []
+    node.create_subscription(FRONTEND_TEXT.msg_type, FRONTEND_TEXT.name, texts.append,
+                             FRONTEND_TEXT.qos)
+
+    def send(events):
+        for seq, e in enumerate(events):
+            pub.publish(String(data=encode_event(e.kind, seq, time.time_ns(), e.payload())))
+            time.sleep(0.05)
+    return pub, send, texts
+
+
+def test_moshi_frontend_frames_out_equal_frames_in(ros, processes, tmp_path, kame_dir):
+    pub, send, texts = oracle_publisher(ros)
+
+    def talk():
+        while not pub.get_subscription_count():
+            time.sleep(0.1)
+        send([OracleEvent('oracle.reset', 1, 1, 0, final=True),
+              OracleEvent('oracle.append', 1, 1, 0, 'paris is the capital '),
+              OracleEvent('oracle.done', 1, 1, 0, status='complete')])
+    seqs, _ = run_pipeline(processes, tmp_path, ['-p', f'checkpoint:={kame_dir}'], 4.0, talk)
+    n_in = int(np.ceil(24000 * 4.0 / 1920))
+    assert seqs == list(range(n_in)), 'one output frame per input frame, in order'
+    assert texts, 'inner-monologue text published on frontend/text'
+
+
+def test_tts_frontend_speaks_the_final_reply(ros, processes, tmp_path):
+    pub, send, _ = oracle_publisher(ros)
+
+    def talk():
+        while not pub.get_subscription_count():
+            time.sleep(0.1)
+        time.sleep(1.0)
+        send([OracleEvent('oracle.reset', 1, 1, 0),  # a partial's reply: not spoken
+              OracleEvent('oracle.append', 1, 1, 0, 'Never said. '),
+              OracleEvent('oracle.reset', 2, 1, 1, final=True),
+              OracleEvent('oracle.append', 2, 1, 1, 'The capital of France is Paris. '),
+              OracleEvent('oracle.done', 2, 1, 1, status='complete')])
+    seqs, audio = run_pipeline(processes, tmp_path, ['-p', 'backend:=tts'], 8.0, talk)
+    assert seqs == list(range(int(np.ceil(24000 * 8.0 / 1920))))
+    spoken = active_seconds(audio, 300.0)
+    assert 1.5 < spoken < 6.0, f'{spoken:.2f} s of speech'
