@@ -7,7 +7,7 @@ from setuptools import find_packages, setup
 
 PACKAGE = 'kame_ros'
 
-NODES = ['audio_capture', 'audio_playback', 'wav_source', 'wav_sink', 'stt',
+NODES = ['audio_capture', 'audio_playback', 'wav_source', 'wav_sink', 'bag_play', 'stt',
          'oracle', 'frontend']
 
 setup(
@@ -30,6 +30,7 @@ setup(
     entry_points={
         'console_scripts': [
             'kame_ros_run = kame_ros.run:main',
+            'kame_ros_agent = kame_ros.tools.agent:main',
             'kame_ros_bench_transport = kame_ros.bench.transport:main',
             'kame_ros_bench_oracle = kame_ros.bench.oracle:main',
             'kame_ros_bench_frontend = kame_ros.bench.frontend:main',

@@ -8,8 +8,8 @@ import torch
 from kame_ros.frontend.checkpoint import CheckpointError, load_frontend_models
 from kame_ros.frontend.moshi_engine import MoshiFrontEnd
 from kame_ros.frontend.text_tokens import IncrementalTokenizer
+from kame_ros.frontend.tiny import save_checkpoint
 from kame_ros.oracle.events import OracleEvent
-from moshi_fixtures import save_checkpoint
 
 
 @pytest.fixture(scope='module')

@@ -10,10 +10,10 @@ from std_msgs.msg import String
 
 from audio_signals import active_seconds
 from kame_ros.audio.wav import read_wav_24k, write_wav
+from kame_ros.frontend.tiny import save_checkpoint
 from kame_ros.oracle.events import OracleEvent
 from kame_ros.ros.topics import FRONTEND_TEXT, ORACLE_EVENTS
 from kame_ros.wire.text import encode_event
-from moshi_fixtures import save_checkpoint
 
 
 @pytest.fixture(scope='module')

@@ -47,7 +47,14 @@ def test_launch_file_starts_the_yaml_nodes():
                 for a in n.names}
     assert 'generate_launch_description' in functions
     assert {'Node', 'OpaqueFunction', 'DeclareLaunchArgument'} <= imported
-    assert 'executable=name' in source and 'parameters=[config]' in source
+    assert 'executable=name' in source and 'parameters=[config, overrides[name]]' in source
+    overrides = next(n.value for n in ast.walk(tree) if isinstance(n, ast.Assign)
+                     and getattr(n.targets[0], 'id', '') == 'OVERRIDES')
+    agent = yaml.safe_load((ROOT / 'config' / 'agent.yaml').read_text())
+    for argument, target in ast.literal_eval(overrides).items():
+        node, parameter = target
+        assert parameter in agent[node]['ros__parameters'], f'{argument} -> unknown {target}'
+
     scripts = configparser.ConfigParser()
     scripts.read(ROOT / 'setup.cfg')
     assert scripts['install']['install_scripts'] == '$base/lib/kame_ros'

@@ -49,6 +49,7 @@ class TtsFrontEnd:
         self._text = ''
         self._said = 0
         self._audio = np.zeros(0, np.int16)
+        self._marks: list[tuple[int, str]] = []
         self._audio_lock = threading.Lock()
         self._jobs: queue.Queue = queue.Queue()
         self._lock = threading.Lock()
@@ -83,7 +84,7 @@ class TtsFrontEnd:
                     return
                 self.reply_id, self._text, self._said = event.reply_id, '', 0
                 with self._audio_lock:
-                    self._audio = np.zeros(0, np.int16)
+                    self._audio, self._marks = np.zeros(0, np.int16), []
                 if self.acknowledgement:
                     self._jobs.put(_Say(event.reply_id, self.acknowledgement))
                 return
@@ -116,17 +117,26 @@ class TtsFrontEnd:
             samples, _ = float_to_int16(wav)
             with self._audio_lock:
                 if job.reply_id == self.reply_id:
+                    self._marks.append((len(self._audio), job.text))
                     self._audio = np.concatenate([self._audio, samples])
 
     def step(self, pcm: np.ndarray) -> FrameOutput:
-        """Pop the next 80 ms of speech (silence when none is ready)."""
+        """
+        Pop the next 80 ms of speech (silence when none is ready).
+
+        The text of a sentence is returned with the frame its audio starts in,
+        so the spoken-text stream is aligned with what the speaker plays.
+        """
         t0 = time.perf_counter()
         with self._audio_lock:
             out = np.zeros(FRAME_SAMPLES, np.int16)
             n = min(FRAME_SAMPLES, len(self._audio))
             out[:n] = self._audio[:n]
             self._audio = self._audio[n:]
+            started = [text for offset, text in self._marks if offset < n]
+            self._marks = [(offset - n, text) for offset, text in self._marks if offset >= n]
         compute_ms = (time.perf_counter() - t0) * 1e3
         self.budget.record(compute_ms)
         frame, self._frame = self._frame, self._frame + 1
-        return FrameOutput(frame, out, None, '', None, compute_ms)
+        text = ''.join(f' {t}' for t in started)
+        return FrameOutput(frame, out, None, text, None, compute_ms)

@@ -13,6 +13,7 @@ NODE_MODULES = {
     'audio_playback': ('kame_ros.nodes.audio_playback', 'AudioPlayback'),
     'wav_source': ('kame_ros.nodes.wav_source', 'WavSource'),
     'wav_sink': ('kame_ros.nodes.wav_sink', 'WavSink'),
+    'bag_play': ('kame_ros.nodes.bag_play', 'BagPlay'),
     'stt': ('kame_ros.nodes.stt', 'SttNode'),
     'oracle': ('kame_ros.nodes.oracle', 'OracleNode'),
     'frontend': ('kame_ros.nodes.frontend', 'FrontEndNode'),

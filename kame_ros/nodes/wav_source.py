@@ -11,6 +11,8 @@ scheduled against absolute deadlines so the rate never drifts.
 import threading
 import time
 
+import numpy as np
+
 from rclpy.node import Node
 
 from kame_ros.audio.framer import FrameAssembler
@@ -43,7 +45,12 @@ class WavSource(Node):
             self, 'wait_for_subscribers', 0,
             'Hold the first frame until this many subscribers matched (then start_delay_s)',
             0, 100)
+        self.trailing_silence_s = declare(
+            self, 'trailing_silence_s', 0.0,
+            'Keep publishing silence this long after the file, as an open microphone would',
+            0.0, 3600.0)
         self.frame_id = declare(self, 'frame_id', 'mic_link', 'Header frame_id of the frames')
+        self.file_done = threading.Event()
         self.finished = threading.Event()
         self._stop = threading.Event()
         self._error = ''
@@ -51,6 +58,8 @@ class WavSource(Node):
         try:
             assembler = FrameAssembler()
             self._frames = assembler.push(read_wav_24k(self.path)) + assembler.flush()
+            self._silence = [np.zeros(FRAME_SAMPLES, np.int16)] * round(
+                self.trailing_silence_s * 1e9 / FRAME_NS)
         except (OSError, ValueError) as err:
             self._error = f'cannot read WAV {self.path!r}: {err}'
             self.get_logger().error(self._error)
@@ -73,17 +82,23 @@ class WavSource(Node):
         period_ns = FRAME_NS / self.realtime_factor if self.realtime_factor > 0 else 0
         t0 = time.time_ns()
         k = 0
+        frames = self._frames
         while not self._stop.is_set():
-            for samples in self._frames:
+            for samples in frames:
                 stamp = t0 + int(k * period_ns)
                 delay = (stamp + period_ns - time.time_ns()) / 1e9
                 if delay > 0 and self._stop.wait(delay):
                     return
                 self.out.publish(samples, stamp if period_ns else time.time_ns())
                 k += 1
-            if not self.loop:
+            if frames is self._frames:
+                self.get_logger().info(f'published {self.out.seq} frames of {self.path}')
+                self.file_done.set()
+            if self.loop:
+                continue
+            if frames is self._silence or not self._silence:
                 break
-        self.get_logger().info(f'published {self.out.seq} frames')
+            frames = self._silence
         self.finished.set()
 
     def _health(self) -> Health:

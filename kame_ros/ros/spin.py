@@ -21,58 +21,78 @@ from rclpy.node import Node
 from rclpy.signals import SignalHandlerOptions
 
 
-def _spin(executor: SingleThreadedExecutor, stop: threading.Event) -> None:
-    try:
-        while not stop.is_set() and executor.context.ok():
-            executor.spin_once(timeout_sec=0.1)
-    except ExternalShutdownException:
-        pass
-    finally:
-        stop.set()
+class Spinner:
+    """Nodes spinning on their own executor threads; add more at any time."""
 
+    def __init__(self) -> None:
+        """No nodes yet."""
+        self.stop = threading.Event()
+        self._spun: list[tuple[Node, SingleThreadedExecutor, threading.Thread]] = []
 
-def spin_until_finished(nodes: Sequence[Node], poll_s: float = 0.1) -> None:
-    """Spin every node on its own executor thread; return when done or interrupted."""
-    stop = threading.Event()
-    executors = []
-    threads = []
-    for node in nodes:
+    def add(self, node: Node) -> Node:
+        """Start spinning ``node``; returns it."""
         executor = SingleThreadedExecutor(context=node.context)
         executor.add_node(node)
-        executors.append(executor)
-        thread = threading.Thread(target=_spin, args=(executor, stop), daemon=True,
+        thread = threading.Thread(target=self._spin, args=(executor,), daemon=True,
                                   name=f'spin-{node.get_name()}')
         thread.start()
-        threads.append(thread)
-    finite = [n.finished for n in nodes if getattr(n, 'finished', None) is not None]
-    try:
-        while not stop.is_set():
-            if finite and all(f.is_set() for f in finite):
-                break
-            time.sleep(poll_s)
-    except KeyboardInterrupt:
-        pass
-    finally:
-        stop.set()
-        for thread in threads:
+        self._spun.append((node, executor, thread))
+        return node
+
+    def _spin(self, executor: SingleThreadedExecutor) -> None:
+        try:
+            while not self.stop.is_set() and executor.context.ok():
+                executor.spin_once(timeout_sec=0.1)
+        except ExternalShutdownException:
+            pass
+        finally:
+            self.stop.set()
+
+    def wait(self, poll_s: float = 0.1) -> None:
+        """Block until every finite node finished, the stop flag is set, or Ctrl-C."""
+        try:
+            while not self.stop.is_set():
+                finite = [getattr(n, 'finished', None) for n, _, _ in self._spun]
+                finite = [f for f in finite if f is not None]
+                if finite and all(f.is_set() for f in finite):
+                    break
+                time.sleep(poll_s)
+        except KeyboardInterrupt:
+            pass
+
+    def shutdown(self) -> None:
+        """Stop spinning, let nodes close (files, devices), destroy them."""
+        self.stop.set()
+        for _, _, thread in self._spun:
             thread.join(timeout=5.0)
-        for node in nodes:
+        for node, _, _ in self._spun:
             close = getattr(node, 'close', None)
             if close is not None:
                 close()
-        for node, executor in zip(nodes, executors):
+        for node, executor, _ in self._spun:
             executor.remove_node(node)
             node.destroy_node()
             executor.shutdown()
+
+
+def spin_until_finished(nodes: Sequence[Node]) -> None:
+    """Spin every node on its own executor thread; return when done or interrupted."""
+    spinner = Spinner()
+    for node in nodes:
+        spinner.add(node)
+    try:
+        spinner.wait()
+    finally:
+        spinner.shutdown()
 
 
 def _interrupt(signum, frame) -> None:
     raise KeyboardInterrupt
 
 
-def run_nodes(node_classes: Sequence[type], args: list[str] | None = None) -> None:
+def init_ros(args: list[str] | None) -> None:
     """
-    Init rclpy with ``args`` (ROS args, params files), build the nodes, spin, shut down.
+    Init rclpy with ``args`` (ROS args, params files) for a process of kame_ros nodes.
 
     SIGINT/SIGTERM interrupt the main thread instead of shutting the context
     down underneath the nodes, so they can still close cleanly (a sink
@@ -80,6 +100,11 @@ def run_nodes(node_classes: Sequence[type], args: list[str] | None = None) -> No
     """
     rclpy.init(args=args, signal_handler_options=SignalHandlerOptions.NO)
     signal.signal(signal.SIGTERM, _interrupt)
+
+
+def run_nodes(node_classes: Sequence[type], args: list[str] | None = None) -> None:
+    """Init rclpy, build the nodes, spin them until finished, shut down."""
+    init_ros(args)
     try:
         spin_until_finished([cls() for cls in node_classes])
     finally:

@@ -44,6 +44,9 @@ class TransformersBackend(LLMBackend):
         self.threads = threads
         self.model = None
         self.tokenizer = None
+        # One generation at a time: a superseded one stops at its next token, and two
+        # at once would only halve the speed of the one that matters.
+        self._busy = threading.Lock()
 
     def load(self, progress: Progress) -> None:
         """Load tokenizer and weights, then quantize."""
@@ -107,12 +110,15 @@ class TransformersBackend(LLMBackend):
             except BaseException as err:  # noqa: B902 - re-raised on the consumer side
                 errors.append(err)
                 streamer.end()
-        worker = threading.Thread(target=run, daemon=True)
-        worker.start()
-        for piece in streamer:
+        with self._busy:
             if cancel.is_set():
-                break
-            yield piece
-        worker.join(timeout=30)
+                return
+            worker = threading.Thread(target=run, daemon=True)
+            worker.start()
+            for piece in streamer:
+                if cancel.is_set():
+                    break
+                yield piece
+            worker.join(timeout=30)
         if errors:
             raise BackendError(f'generation failed: {errors[0]}') from errors[0]

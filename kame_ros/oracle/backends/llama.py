@@ -27,6 +27,9 @@ class LlamaCppBackend(LLMBackend):
         self.threads = threads
         self.gpu_layers = gpu_layers
         self.llm = None
+        # One llama.cpp context serves one generation at a time: a superseded reply
+        # releases it at its next token, then the new one starts.
+        self._busy = threading.Lock()
 
     def load(self, progress: Progress) -> None:
         """Map the GGUF file."""
@@ -51,13 +54,17 @@ class LlamaCppBackend(LLMBackend):
         """Yield content deltas of a streamed chat completion."""
         if self.llm is None:
             raise BackendError('backend not loaded')
-        for chunk in self.llm.create_chat_completion(messages=messages, max_tokens=max_tokens,
-                                                     temperature=0.0, stream=True):
+        with self._busy:
             if cancel.is_set():
                 return
-            piece = chunk['choices'][0]['delta'].get('content')
-            if piece:
-                yield piece
+            for chunk in self.llm.create_chat_completion(messages=messages,
+                                                         max_tokens=max_tokens,
+                                                         temperature=0.0, stream=True):
+                if cancel.is_set():
+                    return
+                piece = chunk['choices'][0]['delta'].get('content')
+                if piece:
+                    yield piece
 
     def close(self) -> None:
         """Free the model."""

@@ -1,18 +1,21 @@
 # Copyright 2026 kame_ros developers
 # SPDX-License-Identifier: Apache-2.0
 """
-Tiny Moshi-shaped checkpoints in moshi's real on-disk format, built by the tests.
+Tiny Moshi-shaped checkpoints in moshi's real on-disk format, with random weights.
 
-Real Moshi/KAME weights cannot be downloaded here; these random models have
-the same structure (text + 2 x dep_q audio streams, delays, depformer, Mimi
-with a split RVQ) and are saved exactly as moshi's loaders read them:
-config.json, LM safetensors (plus ``oracle_emb.weight`` for KAME), Mimi
-safetensors with its own config, and a trained SentencePiece model.
+For tests and for the evaluation on machines without Moshi/KAME weights:
+these models have the real structure (text + 2 x dep_q audio streams,
+delays, depformer, Mimi with a split RVQ) and are saved exactly as moshi's
+loaders read them: config.json, LM safetensors (plus ``oracle_emb.weight``
+for KAME), Mimi safetensors with its own config, and a SentencePiece model
+trained here. Their audio is noise and their own text random: they exercise
+the machinery, not the conversation.
 """
 import json
 from pathlib import Path
 
-SENTENCES = ['the robot is in the kitchen', 'paris is the capital of france',
+SENTENCES = ['ABCDEFGHIJKLMNOPQRSTUVWXYZ abcdefghijklmnopqrstuvwxyz 0123456789 .,?!',
+             'the robot is in the kitchen', 'paris is the capital of france',
              'what is the weather like today', 'hello there how are you',
              'the battery is low please charge me', 'i am going to the living room',
              'a spider has eight legs', 'water boils at one hundred degrees']
@@ -53,7 +56,7 @@ def train_tokenizer(directory: Path, vocab_size: int) -> Path:
     spm.SentencePieceTrainer.train(
         input=str(corpus), model_prefix=str(directory / 'tokenizer'), vocab_size=vocab_size,
         model_type='unigram', unk_id=0, bos_id=1, eos_id=2, pad_id=3,
-        hard_vocab_limit=False, minloglevel=2)
+        character_coverage=1.0, hard_vocab_limit=False, minloglevel=2)
     return directory / 'tokenizer.model'
 
 

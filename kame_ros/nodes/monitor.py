@@ -1,0 +1,131 @@
+# Copyright 2026 kame_ros developers
+# SPDX-License-Identifier: Apache-2.0
+"""
+agent_monitor: watch every layer of a running agent and write what happened.
+
+It builds the conversation timeline, keeps the agent's answer audio and the
+transcripts, optionally records all agent topics to a bag, and decides when
+a headless run is over: input finished and the agent quiet for ``idle_s``.
+"""
+from pathlib import Path
+import threading
+import time
+
+import numpy as np
+from rclpy.node import Node
+
+from kame_ros.agent.timeline import rms, SPEECH_RMS, Timeline
+from kame_ros.audio.frames import AudioFrame
+from kame_ros.audio.wav import write_wav
+from kame_ros.oracle.events import APPEND, DONE, KINDS, OracleEvent, RESET
+from kame_ros.ros.audio_in import AudioInput
+from kame_ros.ros.bag import BagRecorder
+from kame_ros.ros.text_io import TextInput
+from kame_ros.ros.topics import (AGENT_SPEAKING, FRONTEND_TEXT, MIC_AUDIO, ORACLE_EVENTS,
+                                 ROBOT_CONTEXT, SPEAKER_AUDIO, STT_FINAL, STT_PARTIAL,
+                                 USER_SPEAKING)
+from kame_ros.stt.events import FINAL, PARTIAL, TranscriptEvent
+
+AGENT_TOPICS = [MIC_AUDIO, SPEAKER_AUDIO, STT_PARTIAL, STT_FINAL, USER_SPEAKING, ORACLE_EVENTS,
+                ROBOT_CONTEXT, FRONTEND_TEXT, AGENT_SPEAKING]
+
+
+class AgentMonitor(Node):
+    """Collects the timeline, transcripts and answer audio of one run."""
+
+    def __init__(self, input_done: threading.Event | None = None, idle_s: float = 3.0,
+                 bag: Path | None = None, **kwargs) -> None:
+        """``input_done`` is set by the input when it has nothing more to say."""
+        super().__init__('agent_monitor', **kwargs)
+        self.t0_ns = time.time_ns()
+        self.timeline = Timeline()
+        self.finals: list[TranscriptEvent] = []
+        self.replies: dict[int, dict] = {}
+        self.spoken_text: list[tuple[float, str]] = []
+        self.answer: list[np.ndarray] = []
+        self.input_done = input_done
+        self.idle_s = idle_s
+        self.finished = threading.Event() if input_done is not None else None
+        self._last_activity = time.monotonic()
+        self.inputs = [
+            AudioInput(self, MIC_AUDIO, self._on_mic),
+            AudioInput(self, SPEAKER_AUDIO, self._on_speaker),
+            TextInput(self, STT_PARTIAL, self._on_transcript, (PARTIAL,),
+                      TranscriptEvent.from_event),
+            TextInput(self, STT_FINAL, self._on_transcript, (FINAL,), TranscriptEvent.from_event),
+            TextInput(self, ORACLE_EVENTS, self._on_oracle, KINDS, OracleEvent.from_event),
+            TextInput(self, FRONTEND_TEXT, self._on_frontend_text, ('frontend.text',)),
+        ]
+        self.recorder = BagRecorder(self, bag, AGENT_TOPICS) if bag is not None else None
+        if self.finished is not None:
+            self.create_timer(0.2, self._check_done)
+
+    def t(self, ns: int | None = None) -> float:
+        """Seconds since the run started."""
+        return ((ns if ns is not None else time.time_ns()) - self.t0_ns) / 1e9
+
+    def _active(self) -> None:
+        self._last_activity = time.monotonic()
+
+    def _on_mic(self, frame: AudioFrame) -> None:
+        self.timeline.mic_rms.append((self.t(frame.stamp_ns), rms(frame.samples)))
+
+    def _on_speaker(self, frame: AudioFrame) -> None:
+        level = rms(frame.samples)
+        self.timeline.speaker_rms.append((self.t(frame.stamp_ns), level))
+        self.answer.append(frame.samples)
+        if level >= SPEECH_RMS:
+            self._active()
+
+    def _on_transcript(self, event: TranscriptEvent) -> None:
+        lane = 'stt final' if event.final else 'stt partial'
+        self.timeline.add(self.t(event.stamp_ns), lane, event.text)
+        if event.final:
+            self.finals.append(event)
+        self._active()
+
+    def _on_oracle(self, event: OracleEvent) -> None:
+        now = self.t()
+        if event.kind == RESET:
+            self.timeline.add(now, 'oracle reset', f'reply {event.reply_id}'
+                              f'{" (final)" if event.final else ""}')
+            self.replies[event.reply_id] = {'final': event.final, 'text': '', 'status': ''}
+        elif event.kind == APPEND and event.reply_id in self.replies:
+            self.timeline.add(now, 'oracle text', event.text)
+            self.replies[event.reply_id]['text'] += event.text
+        elif event.kind == DONE and event.reply_id in self.replies:
+            self.replies[event.reply_id]['status'] = event.status
+        self._active()
+
+    def _on_frontend_text(self, event: dict) -> None:
+        now = self.t()
+        self.timeline.add(now, 'frontend text', str(event.get('text', '')))
+        self.spoken_text.append((now, str(event.get('text', ''))))
+        self._active()
+
+    def _check_done(self) -> None:
+        if (self.input_done.is_set() and not self.finished.is_set()
+                and time.monotonic() - self._last_activity > self.idle_s):
+            self.finished.set()
+
+    def write(self, directory: Path) -> None:
+        """answer.wav, transcript.md and timeline.{csv,md,png}."""
+        directory.mkdir(parents=True, exist_ok=True)
+        if self.recorder is not None:
+            self.recorder.close()
+        audio = np.concatenate(self.answer) if self.answer else np.zeros(0, np.int16)
+        write_wav(directory / 'answer.wav', audio)
+        lines = ['# Transcript', '', '## User (final transcripts)', '']
+        lines += [f'- {self.t(e.stamp_ns):.2f} s: {e.text}' for e in self.finals]
+        lines += ['', '## Oracle replies to final transcripts', '']
+        lines += [f'- reply {rid} ({r["status"] or "unfinished"}): {r["text"].strip()}'
+                  for rid, r in self.replies.items() if r['final']]
+        lines += ['', '## Agent speech (front-end text)', '',
+                  ''.join(text for _, text in self.spoken_text).strip() or '(none)', '']
+        (directory / 'transcript.md').write_text('\n'.join(lines))
+        self.timeline.write(directory)
+
+    def close(self) -> None:
+        """Finish the bag if the run is interrupted."""
+        if self.recorder is not None:
+            self.recorder.close()

@@ -1,0 +1,122 @@
+# Copyright 2026 kame_ros developers
+# SPDX-License-Identifier: Apache-2.0
+"""
+Record kame_ros topics to a rosbag2 (MCAP) and play bags back, without rosbag2.
+
+``rosbag2_py`` is not available from the PyPI wheels, so bags are written
+and read with ``rosbags``; messages stay in the CDR bytes rclpy receives
+(raw subscriptions) and publishes, so bags made here open in
+``ros2 bag`` and bags from robots play here. Playback keeps the original
+spacing of messages (optionally scaled).
+"""
+from importlib import import_module
+from pathlib import Path
+import threading
+import time
+from typing import Sequence
+
+from rclpy.node import Node
+
+from kame_ros.ros.topics import Topic
+
+
+def type_name(msg_type: type) -> str:
+    """Return 'pkg/msg/Type' (e.g. sensor_msgs/msg/CompressedImage) for a message class."""
+    module = msg_type.__module__.split('.')
+    return f'{module[0]}/msg/{msg_type.__name__}'
+
+
+def type_class(name: str) -> type:
+    """Import the rclpy message class named 'pkg/msg/Type'."""
+    pkg, _, cls = name.split('/')
+    return getattr(import_module(f'{pkg}.msg'), cls)
+
+
+class BagRecorder:
+    """Writes every message of ``topics`` (as received, CDR) to an MCAP rosbag2."""
+
+    def __init__(self, node: Node, path: Path, topics: Sequence[Topic]) -> None:
+        """Open the bag (the directory must not exist) and subscribe raw."""
+        from rosbags.rosbag2 import StoragePlugin, Writer
+        from rosbags.typesys import get_typestore, Stores
+        self.path = Path(path)
+        self._writer = Writer(self.path, version=9, storage_plugin=StoragePlugin.MCAP)
+        self._writer.open()
+        store = get_typestore(Stores.ROS2_KILTED)
+        self._lock = threading.Lock()
+        self.count = 0
+        self._closed = False
+        for topic in topics:
+            name = node.resolve_topic_name(topic.name)
+            connection = self._writer.add_connection(name, type_name(topic.msg_type),
+                                                     typestore=store)
+            node.create_subscription(topic.msg_type, topic.name,
+                                     lambda data, c=connection: self._write(c, data),
+                                     topic.qos, raw=True)
+
+    def _write(self, connection, data: bytes) -> None:
+        with self._lock:
+            if not self._closed:
+                self._writer.write(connection, time.time_ns(), data)
+                self.count += 1
+
+    def close(self) -> None:
+        """Finish the bag (writes the metadata file)."""
+        with self._lock:
+            if not self._closed:
+                self._closed = True
+                self._writer.close()
+
+
+def read_bag(path: Path, topics: Sequence[str] | None = None) -> list[tuple[str, str, int, bytes]]:
+    """(topic, type, timestamp_ns, CDR bytes) of every message, in time order."""
+    from rosbags.rosbag2 import Reader
+    with Reader(path) as reader:
+        conns = [c for c in reader.connections if topics is None or c.topic in topics]
+        return [(c.topic, c.msgtype, t, bytes(raw))
+                for c, t, raw in reader.messages(connections=conns)]
+
+
+class BagPlayback:
+    """Publishes a bag's messages with their original timing, on a thread."""
+
+    def __init__(self, node: Node, path: Path, topics: Sequence[str] | None = None,
+                 rate: float = 1.0, qos_by_topic: dict | None = None) -> None:
+        """Load the bag and create a publisher per topic (same QoS as the live topic)."""
+        self.messages = read_bag(Path(path), topics)
+        if not self.messages:
+            raise ValueError(f'{path}: no messages on {topics or "any topic"}')
+        self.rate = rate
+        self.published = 0
+        self.finished = threading.Event()
+        self._stop = threading.Event()
+        qos_by_topic = qos_by_topic or {}
+        self._pubs = {}
+        for topic, msgtype, _, _ in self.messages:
+            if topic not in self._pubs:
+                self._pubs[topic] = node.create_publisher(type_class(msgtype), topic,
+                                                          qos_by_topic.get(topic, 10))
+        self._thread = threading.Thread(target=self._run, daemon=True, name='bag-play')
+
+    def subscriber_count(self) -> int:
+        """Smallest number of matched subscriptions over the bag's topics."""
+        return min(p.get_subscription_count() for p in self._pubs.values())
+
+    def start(self) -> None:
+        """Begin playing."""
+        self._thread.start()
+
+    def _run(self) -> None:
+        t_bag0 = self.messages[0][2]
+        t0 = time.monotonic()
+        for topic, _, stamp, data in self.messages:
+            delay = t0 + (stamp - t_bag0) / 1e9 / self.rate - time.monotonic()
+            if delay > 0 and self._stop.wait(delay):
+                return
+            self._pubs[topic].publish(data)
+            self.published += 1
+        self.finished.set()
+
+    def stop(self) -> None:
+        """Stop playing."""
+        self._stop.set()

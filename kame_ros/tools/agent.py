@@ -1,0 +1,145 @@
+# Copyright 2026 kame_ros developers
+# SPDX-License-Identifier: Apache-2.0
+"""
+kame_ros_agent: the whole tandem agent in one process, answering a spoken question.
+
+    kame_ros_agent --input question.wav        # a recorded question
+    kame_ros_agent --bag conversation_bag      # the audio/mic topic of a rosbag2
+    kame_ros_agent                             # live: microphone and speaker
+
+STT, oracle and front-end start from config/agent.yaml (overridable), the
+input waits until all three are active, and a monitor records everything.
+In ``--out`` it writes answer.wav (the agent's voice), transcript.md, the
+timeline as timeline.csv / timeline.md / timeline.png and, with --record,
+a rosbag2 (MCAP) of every agent topic.
+"""
+import argparse
+from pathlib import Path
+import sys
+import threading
+import time
+
+import rclpy
+from rclpy.parameter import Parameter
+
+from kame_ros.nodes.monitor import AgentMonitor
+from kame_ros.nodes.registry import node_class
+from kame_ros.ros.spin import init_ros, Spinner
+from kame_ros.run import find_default_config
+
+
+def parse(argv: list[str]) -> tuple[argparse.Namespace, list[str]]:
+    """Our options, then ROS arguments after --ros-args."""
+    ros_args: list[str] = []
+    if '--ros-args' in argv:
+        i = argv.index('--ros-args')
+        argv, ros_args = argv[:i], argv[i + 1:]
+    p = argparse.ArgumentParser(prog='kame_ros_agent', description=__doc__.strip().split('\n')[0])
+    src = p.add_mutually_exclusive_group()
+    src.add_argument('--input', type=Path, help='WAV file spoken into the agent')
+    src.add_argument('--bag', type=Path, help='rosbag2 whose /audio/mic is replayed')
+    p.add_argument('--out', type=Path, default=Path('out/agent'))
+    p.add_argument('--config', type=Path, default=None, help='parameters YAML')
+    p.add_argument('--frontend', choices=['tts', 'moshi'], default='tts',
+                   help='front-end backend (moshi needs --checkpoint or a hub connection)')
+    p.add_argument('--checkpoint', default='', help='moshi/KAME checkpoint dir or HF repo')
+    p.add_argument('--mode', default='auto', help='moshi oracle mode')
+    p.add_argument('--oracle-backend', default='', help='transformers, llama_cpp or openai')
+    p.add_argument('--no-oracle', action='store_true', help='front-end alone (no back-end)')
+    p.add_argument('--record', action='store_true', help='write out/bag (MCAP) too')
+    p.add_argument('--idle-s', type=float, default=4.0,
+                   help='end a headless run after the input ended and the agent was quiet')
+    p.add_argument('--max-answer-s', type=float, default=60.0,
+                   help='longest the agent may talk after a recorded question')
+    p.add_argument('--ready-timeout-s', type=float, default=300.0)
+    return p.parse_args(argv), ros_args
+
+
+def ros_arguments(opts: argparse.Namespace, ros_args: list[str]) -> list[str]:
+    """Params file plus the overrides the options imply."""
+    config = opts.config or find_default_config()
+    args = ['kame_ros_agent', '--ros-args', '--params-file', str(config),
+            '-p', f'frontend:backend:={opts.frontend}', '-p', f'frontend:mode:={opts.mode}']
+    if opts.checkpoint:
+        args += ['-p', f'frontend:checkpoint:={opts.checkpoint}']
+    if opts.oracle_backend:
+        args += ['-p', f'oracle:backend:={opts.oracle_backend}']
+    return args + ros_args
+
+
+def wait_ready(nodes: list, timeout_s: float) -> None:
+    """Block until every lifecycle node loaded its model (or one of them failed)."""
+    end = time.monotonic() + timeout_s
+    while not all(node.engine is not None for node in nodes):
+        failed = [f'{node.get_name()}: {node.error}' for node in nodes if node.error]
+        if failed:
+            raise RuntimeError('; '.join(failed))
+        if time.monotonic() > end:
+            raise RuntimeError('agent nodes did not become active in time')
+        time.sleep(0.2)
+
+
+def run_agent(opts: argparse.Namespace, ros_args: list[str]) -> AgentMonitor:
+    """Run one conversation; returns the monitor with everything it saw."""
+    init_ros(ros_arguments(opts, ros_args))
+    spinner = Spinner()
+    headless = opts.input is not None or opts.bag is not None
+    input_done = threading.Event() if headless else None
+    if opts.record:
+        opts.out.mkdir(parents=True, exist_ok=True)
+    monitor = AgentMonitor(input_done, opts.idle_s,
+                           opts.out / 'bag' if opts.record else None)
+    try:
+        names = ['stt', 'frontend'] + ([] if opts.no_oracle else ['oracle'])
+        print(f'kame_ros_agent: starting {", ".join(names)} (models load now)...', flush=True)
+        agents = [spinner.add(node_class(name)()) for name in names]
+        spinner.add(monitor)
+        wait_ready(agents, opts.ready_timeout_s)
+        print('kame_ros_agent: ready', flush=True)
+        # Microphone subscribers: stt, frontend, the monitor (and its bag recorder).
+        listeners = Parameter('wait_for_subscribers', value=3 + opts.record)
+        if opts.input is not None:
+            # The microphone stays open after the question: the front-end's output is clocked
+            # by input frames, and the end of the turn is heard as silence.
+            source = node_class('wav_source')(parameter_overrides=[
+                Parameter('path', value=str(opts.input)), Parameter('start_delay_s', value=0.5),
+                Parameter('trailing_silence_s', value=opts.max_answer_s), listeners])
+        elif opts.bag is not None:
+            source = node_class('bag_play')(parameter_overrides=[
+                Parameter('path', value=str(opts.bag)), Parameter('topics', value=['/audio/mic']),
+                listeners])
+        else:
+            spinner.add(node_class('audio_playback')())
+            source = node_class('audio_capture')()
+            print('kame_ros_agent: listening (Ctrl-C to stop)', flush=True)
+        spinner.add(source)
+        if input_done is not None:
+            spoken = getattr(source, 'file_done', source.finished)
+            threading.Thread(target=lambda: (spoken.wait(), input_done.set()),
+                             daemon=True).start()
+            while not (monitor.finished.wait(0.2) or source.finished.is_set()
+                       or spinner.stop.is_set()):
+                pass
+        else:
+            spinner.wait()
+    finally:
+        spinner.shutdown()
+        rclpy.try_shutdown()
+    return monitor
+
+
+def main(argv: list[str] | None = None) -> None:
+    """Console entry point."""
+    opts, ros_args = parse(sys.argv[1:] if argv is None else argv)
+    try:
+        monitor = run_agent(opts, ros_args)
+    except RuntimeError as err:
+        sys.exit(f'kame_ros_agent: {err}')
+    monitor.write(opts.out)
+    print((opts.out / 'transcript.md').read_text())
+    print(f'kame_ros_agent: wrote {opts.out}/answer.wav, transcript.md, timeline.csv, '
+          f'timeline.md, timeline.png' + (', bag/' if opts.record else ''))
+
+
+if __name__ == '__main__':
+    main()

@@ -1,0 +1,41 @@
+# Copyright 2026 kame_ros developers
+# SPDX-License-Identifier: Apache-2.0
+"""The main job: the tandem agent answers a spoken question; record it, replay the bag."""
+import re
+
+import pytest
+
+from kame_ros.audio.wav import read_wav_24k, write_wav
+from speech_fixtures import hibari_speech
+
+pytest.importorskip('llama_cpp', reason='scripts/setup.sh installs llama-cpp-python')
+
+
+def finals(transcript: str) -> list[str]:
+    section = transcript.split('## User (final transcripts)')[1].split('##')[0]
+    return [re.sub(r'^- [0-9.]+ s: ', '', line) for line in section.strip().splitlines()]
+
+
+def test_agent_answers_then_bag_replay_gives_same_transcripts(processes, tmp_path):
+    write_wav(tmp_path / 'question.wav', hibari_speech('What is the capital of France?'))
+    first = processes.start('kame_ros_agent', '--input', str(tmp_path / 'question.wav'),
+                            '--out', str(tmp_path / 'run1'), '--record',
+                            '--oracle-backend', 'llama_cpp')
+    assert first.wait(timeout=240) == 0, processes.log(first)
+    run1 = tmp_path / 'run1'
+    for name in ('answer.wav', 'transcript.md', 'timeline.csv', 'timeline.md', 'timeline.png'):
+        assert (run1 / name).stat().st_size > 0, name
+    transcript = (run1 / 'transcript.md').read_text()
+    assert finals(transcript) == ['What is the capital of France?']
+    assert 'Paris' in transcript.split('## Agent speech')[1], transcript
+    assert len(read_wav_24k(run1 / 'answer.wav')) > 24000, 'the answer was spoken'
+    lanes = (run1 / 'timeline.csv').read_text()
+    for lane in ('user speech', 'stt final', 'oracle reset', 'oracle text', 'agent speech'):
+        assert f',{lane},' in lanes, lane
+    assert (run1 / 'bag' / 'metadata.yaml').exists()
+
+    second = processes.start('kame_ros_agent', '--bag', str(run1 / 'bag'),
+                             '--out', str(tmp_path / 'run2'), '--oracle-backend', 'llama_cpp')
+    assert second.wait(timeout=240) == 0, processes.log(second)
+    replayed = (tmp_path / 'run2' / 'transcript.md').read_text()
+    assert finals(replayed) == finals(transcript), 'replay must give the same transcripts'
