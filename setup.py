@@ -31,6 +31,7 @@ setup(
         'console_scripts': [
             'kame_ros_run = kame_ros.run:main',
             'kame_ros_agent = kame_ros.tools.agent:main',
+            'kame_ros_eval = kame_ros.tools.evaluate:main',
             'kame_ros_bench_transport = kame_ros.bench.transport:main',
             'kame_ros_bench_oracle = kame_ros.bench.oracle:main',
             'kame_ros_bench_frontend = kame_ros.bench.frontend:main',

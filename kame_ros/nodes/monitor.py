@@ -7,6 +7,7 @@ It builds the conversation timeline, keeps the agent's answer audio and the
 transcripts, optionally records all agent topics to a bag, and decides when
 a headless run is over: input finished and the agent quiet for ``idle_s``.
 """
+import json
 from pathlib import Path
 import threading
 import time
@@ -124,6 +125,8 @@ class AgentMonitor(Node):
                   ''.join(text for _, text in self.spoken_text).strip() or '(none)', '']
         (directory / 'transcript.md').write_text('\n'.join(lines))
         self.timeline.write(directory)
+        first_mic = self.timeline.mic_rms[0][0] if self.timeline.mic_rms else None
+        (directory / 'run.json').write_text(json.dumps({'input_start_s': first_mic}))
 
     def close(self) -> None:
         """Finish the bag if the run is interrupted."""

@@ -1,0 +1,183 @@
+# Copyright 2026 kame_ros developers
+# SPDX-License-Identifier: Apache-2.0
+"""
+kame_ros_eval: direct vs cascaded vs tandem on the same spoken questions.
+
+Each system hears the identical recording (neural-TTS questions with known
+answers, each followed by an answer window of silence) through the real
+nodes (``kame_ros_agent``), and is scored from its timeline:
+
+* onset: first agent speech after the end of the user's question (0 when
+  the agent is already talking, as full-duplex Moshi does);
+* correct: an expected answer word is in the agent's spoken text within
+  the answer window;
+* knowledge: when that word was spoken, relative to the end of the question
+  (negative: before the user finished, from the oracle's early guess).
+
+Systems: direct = the Moshi front-end alone (no oracle); cascaded = STT ->
+LLM -> TTS waiting for the end of the turn (the ``tts`` front-end); tandem
+= the Moshi front-end fed by the oracle stream (KAME mode with a KAME
+checkpoint, guided mode with stock Moshi). Without ``--checkpoint`` a tiny
+random-weight Moshi-shaped checkpoint is built: its audio is noise and its
+"spoken text" is the inner monologue, so the table then measures the
+tandem machinery (when the knowledge reaches the voice), not Moshi's
+conversational quality.
+
+    kame_ros_eval --out out/eval
+"""
+import argparse
+import csv
+import json
+from pathlib import Path
+import re
+import subprocess
+import sys
+
+import numpy as np
+
+from kame_ros.audio.wav import write_wav
+
+QUESTIONS = [('What is the capital of France?', ['paris']),
+             ('How many legs does a spider have?', ['eight', '8']),
+             ('What color is the sky on a clear day?', ['blue']),
+             ('Who wrote Romeo and Juliet?', ['shakespeare']),
+             ('What is the boiling point of water in Celsius?', ['100', 'hundred']),
+             ('What is the capital of Japan?', ['tokyo'])]
+ANSWER_WINDOW_S = 9.0
+LEAD_S = 1.0
+
+
+def build_input(path: Path, questions: list) -> list[tuple[float, float]]:
+    """Write the questions (hibari) with answer windows; return (start, end) of each."""
+    from hibari import Hibari
+
+    from kame_ros.audio.frames import float_to_int16
+    tts = Hibari()
+    pieces, spans, t = [np.zeros(int(LEAD_S * 24000), np.int16)], [], LEAD_S
+    for question, _ in questions:
+        speech, _ = float_to_int16(tts(question, seed=0))
+        spans.append((t, t + len(speech) / 24000))
+        pieces += [speech, np.zeros(int(ANSWER_WINDOW_S * 24000), np.int16)]
+        t += len(speech) / 24000 + ANSWER_WINDOW_S
+    write_wav(path, np.concatenate(pieces))
+    return spans
+
+
+def read_timeline(directory: Path) -> tuple[float, list[tuple[float, str, str]]]:
+    """(input start, rows) of one run."""
+    start = json.loads((directory / 'run.json').read_text())['input_start_s']
+    with open(directory / 'timeline.csv') as f:
+        rows = [(float(r['t_s']), r['lane'], r['text']) for r in csv.DictReader(f)]
+    return start, rows
+
+
+def score(directory: Path, spans: list[tuple[float, float]], questions: list) -> list[dict]:
+    """Per question: onset, correct, knowledge (seconds after the end of the question)."""
+    start, rows = read_timeline(directory)
+    speech = []
+    for t, lane, text in rows:
+        if lane == 'agent speech' and text == 'starts':
+            speech.append([t, float('inf')])
+        elif lane == 'agent speech' and text == 'ends' and speech:
+            speech[-1][1] = t
+    results = []
+    for k, ((_, end), (_, expected)) in enumerate(zip(spans, questions)):
+        t_end = start + end
+        t_next = start + spans[k + 1][0] if k + 1 < len(spans) else t_end + ANSWER_WINDOW_S
+        onset = next((0.0 if a <= t_end else a - t_end for a, b in speech
+                      if b > t_end and a < t_next), None)
+        spoken, knowledge = '', None
+        for t, lane, text in rows:
+            if lane != 'frontend text' or not (start + spans[k][0] <= t < t_next):
+                continue
+            spoken += text
+            words = re.sub(r'[^a-z0-9 ]', ' ', spoken.lower()).split()
+            if knowledge is None and any(w in words for w in expected):
+                knowledge = t - t_end
+        results.append({'onset': onset, 'correct': knowledge is not None,
+                        'knowledge': knowledge, 'spoken': spoken.strip()})
+    return results
+
+
+def stats(values: list) -> str:
+    """'p50 / p90' of the defined values, or n/a."""
+    v = [x for x in values if x is not None]
+    if not v:
+        return 'n/a'
+    return f'{np.percentile(v, 50):.2f} / {np.percentile(v, 90):.2f}'
+
+
+def main(argv: list[str] | None = None) -> None:
+    """Run the three systems, print the table, write Markdown and PNG."""
+    parser = argparse.ArgumentParser(description=__doc__.strip().split('\n')[0])
+    parser.add_argument('--out', type=Path, default=Path('out/eval'))
+    parser.add_argument('--checkpoint', default='', help='Moshi/KAME checkpoint (default: '
+                        'a tiny random one is built)')
+    parser.add_argument('--oracle-backend', default='llama_cpp')
+    parser.add_argument('--questions', type=int, default=len(QUESTIONS),
+                        help='use the first N questions')
+    opts = parser.parse_args(argv)
+    opts.out.mkdir(parents=True, exist_ok=True)
+    questions = QUESTIONS[:opts.questions]
+    print('[eval] synthesizing questions...', flush=True)
+    spans = build_input(opts.out / 'questions.wav', questions)
+    checkpoint = opts.checkpoint
+    if not checkpoint:
+        from kame_ros.frontend.tiny import save_checkpoint
+        print('[eval] building a tiny random Moshi-shaped checkpoint...', flush=True)
+        checkpoint = str(save_checkpoint(opts.out / 'tiny_moshi', kame=False))
+    moshi = ['--frontend', 'moshi', '--checkpoint', checkpoint]
+    systems = {'direct (front-end alone)': moshi + ['--mode', 'plain', '--no-oracle'],
+               'cascaded (STT -> LLM -> TTS)': ['--frontend', 'tts'],
+               'tandem (KAME)': moshi + ['--mode', 'auto']}
+    table = {}
+    for i, (name, args) in enumerate(systems.items()):
+        run = opts.out / f'system{i}'
+        print(f'[eval] {name}: {len(questions)} questions, '
+              f'~{spans[-1][1] + ANSWER_WINDOW_S:.0f} s of audio...', flush=True)
+        cmd = [sys.executable, '-m', 'kame_ros.tools.agent', '--input',
+               str(opts.out / 'questions.wav'), '--out', str(run), '--idle-s', '2',
+               '--max-answer-s', '5', '--oracle-backend', opts.oracle_backend] + args
+        proc = subprocess.run(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
+                              text=True)
+        if proc.returncode:
+            sys.exit(f'{name} failed:\n{proc.stderr[-3000:]}')
+        table[name] = score(run, spans, questions)
+    lines = ['| system | onset after end of question p50 / p90 s | correct | '
+             'knowledge in the reply p50 / p90 s |', '|---|---|---|---|']
+    for name, results in table.items():
+        correct = sum(r['correct'] for r in results)
+        lines.append(f'| {name} | {stats([r["onset"] for r in results])} | '
+                     f'{correct}/{len(results)} ({correct / len(results):.0%}) | '
+                     f'{stats([r["knowledge"] for r in results])} |')
+    report = '\n'.join(lines)
+    print(f'\nKAME comparison on {len(questions)} spoken questions (front-end checkpoint: '
+          f'{"tiny random" if not opts.checkpoint else opts.checkpoint})\n')
+    print(report)
+    (opts.out / 'eval.md').write_text(report + '\n')
+    (opts.out / 'eval.json').write_text(json.dumps(table, indent=1))
+    plot(table, opts.out / 'eval.png')
+    print(f'\nwrote {opts.out}/eval.md, eval.json and eval.png')
+
+
+def plot(table: dict, path: Path) -> None:
+    """Onset and knowledge time per question and system."""
+    import matplotlib
+    matplotlib.use('Agg')
+    import matplotlib.pyplot as plt
+    fig, axes = plt.subplots(1, 2, figsize=(11, 3.8), sharey=True)
+    for ax, key, title in ((axes[0], 'onset', 'speech onset after the question (s)'),
+                           (axes[1], 'knowledge', 'answer word spoken, after the question (s)')):
+        for y, (name, results) in enumerate(table.items()):
+            xs = [r[key] for r in results if r[key] is not None]
+            ax.scatter(xs, [y] * len(xs), s=30)
+        ax.axvline(0, color='gray', lw=0.8)
+        ax.set_xlabel(title)
+    axes[0].set_yticks(range(len(table)), list(table))
+    fig.tight_layout()
+    fig.savefig(path, dpi=110)
+    plt.close(fig)
+
+
+if __name__ == '__main__':
+    main()
