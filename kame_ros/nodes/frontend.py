@@ -12,9 +12,6 @@ duplex), so ROS callbacks only enqueue. If compute falls behind, the
 oldest queued input frames are dropped (counted) to keep latency bounded:
 every frame's compute time and deadline misses go to /diagnostics.
 """
-import collections
-import threading
-
 import numpy as np
 from rclpy.lifecycle import LifecycleNode, LifecycleState, TransitionCallbackReturn
 from std_msgs.msg import Bool
@@ -27,6 +24,7 @@ from kame_ros.oracle.events import KINDS, OracleEvent
 from kame_ros.ros.audio_in import AudioInput
 from kame_ros.ros.audio_out import AudioOutput
 from kame_ros.ros.diagnostics import Diagnostics, ERROR, Health, OK, WARN
+from kame_ros.ros.frame_worker import FrameWorker
 from kame_ros.ros.lifecycle import enable_autostart
 from kame_ros.ros.params import declare
 from kame_ros.ros.spin import run_nodes
@@ -67,12 +65,9 @@ class FrontEndNode(LifecycleNode):
             'Input frames allowed to wait; older ones are dropped to bound latency', 1, 100)
         self.engine: FrontEndEngine | None = None
         self.error = ''
-        self.frames_in = 0
         self.frames_out = 0
-        self._queue: collections.deque[AudioFrame] = collections.deque()
-        self._wake = threading.Condition()
-        self._stop = threading.Event()
-        self._worker: threading.Thread | None = None
+        self.worker = FrameWorker('frontend-loop', self._process, self.max_queue_frames,
+                                  self._on_drop)
         self._speaking = False
         self._loud_recent = 0
         self.out = AudioOutput(self, SPEAKER_AUDIO, 'speaker_link')
@@ -104,7 +99,7 @@ class FrontEndNode(LifecycleNode):
             log.error(f'cannot configure the front-end: {self.error}')
             return TransitionCallbackReturn.FAILURE
         self.error = ''
-        self.audio_in = AudioInput(self, MIC_AUDIO, self._on_mic)
+        self.audio_in = AudioInput(self, MIC_AUDIO, self.worker.put)
         self.oracle_in = TextInput(self, ORACLE_EVENTS, self.engine.on_oracle, KINDS,
                                    OracleEvent.from_event)
         return TransitionCallbackReturn.SUCCESS
@@ -112,9 +107,7 @@ class FrontEndNode(LifecycleNode):
     def on_activate(self, state: LifecycleState) -> TransitionCallbackReturn:
         """Start the frame loop."""
         self.engine.start()
-        self._stop.clear()
-        self._worker = threading.Thread(target=self._loop, daemon=True, name='frontend-loop')
-        self._worker.start()
+        self.worker.start()
         self.get_logger().info(f'front-end active ({self.backend}'
                                f'{", " + self.engine.mode if self.backend == "moshi" else ""})')
         return super().on_activate(state)
@@ -125,39 +118,22 @@ class FrontEndNode(LifecycleNode):
         return super().on_deactivate(state)
 
     def _halt(self) -> None:
-        self._stop.set()
-        with self._wake:
-            self._wake.notify()
-        if self._worker is not None:
-            self._worker.join(timeout=5)
-            self._worker = None
+        if self.worker.stop():
             self.engine.stop()
 
-    def _on_mic(self, frame: AudioFrame) -> None:
-        with self._wake:
-            self.frames_in += 1
-            self._queue.append(frame)
-            while len(self._queue) > self.max_queue_frames:
-                self._queue.popleft()
-                self.engine.budget.dropped += 1
-                self._publish_frame(np.zeros(frame.samples.shape, np.int16), frame.stamp_ns)
-            self._wake.notify()
+    def _on_drop(self, frame: AudioFrame) -> None:
+        # A dropped input frame still gets its output frame (silence): frames out = frames in.
+        self.engine.budget.dropped += 1
+        self._publish_frame(np.zeros(frame.samples.shape, np.int16), frame.stamp_ns)
 
-    def _loop(self) -> None:
-        while not self._stop.is_set():
-            with self._wake:
-                while not self._queue and not self._stop.is_set():
-                    self._wake.wait(0.5)
-                if self._stop.is_set():
-                    return
-                frame = self._queue.popleft()
-            result = self.engine.step(frame.samples)
-            pcm = result.pcm if result.pcm is not None else np.zeros_like(frame.samples)
-            self._publish_frame(pcm, frame.stamp_ns)
-            if result.text:
-                self.text_out.publish('frontend.text', {'frame': result.frame,
-                                                        'token': result.text_token,
-                                                        'text': result.text})
+    def _process(self, frame: AudioFrame) -> None:
+        result = self.engine.step(frame.samples)
+        pcm = result.pcm if result.pcm is not None else np.zeros_like(frame.samples)
+        self._publish_frame(pcm, frame.stamp_ns)
+        if result.text:
+            self.text_out.publish('frontend.text', {'frame': result.frame,
+                                                    'token': result.text_token,
+                                                    'text': result.text})
 
     def _publish_frame(self, pcm: np.ndarray, input_stamp_ns: int) -> None:
         # An output frame answers the input frame that just completed: play it one frame on.
@@ -173,7 +149,7 @@ class FrontEndNode(LifecycleNode):
     def _health(self) -> Health:
         if self.engine is None:
             return Health(ERROR if self.error else WARN, self.error or 'not configured')
-        values = {'backend': self.backend, 'frames_in': self.frames_in,
+        values = {'backend': self.backend, 'frames_in': self.worker.received,
                   'frames_out': self.frames_out, **self.engine.budget.summary()}
         timeline = getattr(self.engine, 'timeline', None)
         if timeline is not None:

@@ -8,15 +8,13 @@ queued by the subscription callback and fed to the engine on a worker
 thread (bounded queue: under overload the oldest frames are dropped and
 counted, the recognizer never stalls the executor).
 """
-import collections
-import threading
-
 from rclpy.lifecycle import LifecycleNode, LifecycleState, TransitionCallbackReturn
 from std_msgs.msg import Bool
 
 from kame_ros.audio.frames import AudioFrame
 from kame_ros.ros.audio_in import AudioInput
 from kame_ros.ros.diagnostics import Diagnostics, ERROR, Health, OK, WARN
+from kame_ros.ros.frame_worker import FrameWorker
 from kame_ros.ros.lifecycle import enable_autostart
 from kame_ros.ros.params import declare
 from kame_ros.ros.spin import run_nodes
@@ -54,12 +52,8 @@ class SttNode(LifecycleNode):
         self.error = ''
         self.partials = 0
         self.finals = 0
-        self.queue_drops = 0
         self._speaking = False
-        self._queue: collections.deque[AudioFrame] = collections.deque()
-        self._wake = threading.Condition()
-        self._stop = threading.Event()
-        self._worker: threading.Thread | None = None
+        self.worker = FrameWorker('stt-feed', self._process, MAX_QUEUE)
         self.partial_out = TextOutput(self, STT_PARTIAL)
         self.final_out = TextOutput(self, STT_FINAL)
         self.speaking_pub = self.create_publisher(USER_SPEAKING.msg_type, USER_SPEAKING.name,
@@ -85,49 +79,24 @@ class SttNode(LifecycleNode):
             self.get_logger().error(f'cannot configure the STT: {err}')
             return TransitionCallbackReturn.FAILURE
         self.error = ''
-        self.audio_in = AudioInput(self, MIC_AUDIO, self._on_frame)
+        self.audio_in = AudioInput(self, MIC_AUDIO, self.worker.put)
         return TransitionCallbackReturn.SUCCESS
 
     def on_activate(self, state: LifecycleState) -> TransitionCallbackReturn:
         """Start feeding the engine."""
-        self._stop.clear()
-        self._worker = threading.Thread(target=self._loop, daemon=True, name='stt-feed')
-        self._worker.start()
+        self.worker.start()
         return super().on_activate(state)
 
     def on_deactivate(self, state: LifecycleState) -> TransitionCallbackReturn:
         """Stop feeding the engine."""
-        self._halt()
+        self.worker.stop()
         return super().on_deactivate(state)
 
-    def _halt(self) -> None:
-        self._stop.set()
-        with self._wake:
-            self._wake.notify()
-        if self._worker is not None:
-            self._worker.join(timeout=5)
-            self._worker = None
-
-    def _on_frame(self, frame: AudioFrame) -> None:
-        with self._wake:
-            self._queue.append(frame)
-            while len(self._queue) > MAX_QUEUE:
-                self._queue.popleft()
-                self.queue_drops += 1
-            self._wake.notify()
-
-    def _loop(self) -> None:
-        while not self._stop.is_set():
-            with self._wake:
-                while not self._queue and not self._stop.is_set():
-                    self._wake.wait(0.5)
-                if self._stop.is_set():
-                    return
-                frame = self._queue.popleft()
-            speaking = self.engine.accept(frame)
-            if speaking != self._speaking:
-                self._speaking = speaking
-                self.speaking_pub.publish(Bool(data=speaking))
+    def _process(self, frame: AudioFrame) -> None:
+        speaking = self.engine.accept(frame)
+        if speaking != self._speaking:
+            self._speaking = speaking
+            self.speaking_pub.publish(Bool(data=speaking))
 
     def _emit(self, event: TranscriptEvent) -> None:
         out = self.final_out if event.final else self.partial_out
@@ -141,18 +110,18 @@ class SttNode(LifecycleNode):
         if self.engine is None:
             return Health(ERROR if self.error else WARN, self.error or 'not configured')
         values = {'engine': self.engine_kind, 'partials': self.partials, 'finals': self.finals,
-                  'queue_drops': self.queue_drops, 'queued': len(self._queue)}
+                  'queue_drops': self.worker.dropped, 'queued': len(self.worker)}
         if isinstance(self.engine, WhisperStt):
             audio = max(self.engine.audio_seconds, 1e-9)
             values.update(failures=self.engine.failures,
                           rtf=round(self.engine.compute_seconds / audio, 3))
         if hasattr(self, 'audio_in'):
             values.update({f'drop_{k}': v for k, v in self.audio_in.drops.counts.items()})
-        return Health(WARN if self.queue_drops else OK, 'ok', values)
+        return Health(WARN if self.worker.dropped else OK, 'ok', values)
 
     def close(self) -> None:
         """Stop the worker and the engine."""
-        self._halt()
+        self.worker.stop()
         if self.engine is not None:
             self.engine.close()
 
