@@ -104,7 +104,7 @@ def compare(models: FrontEndModels, frames: list) -> tuple[list, list]:
     difference is the oracle stream (embedding lookup + add) and nothing else.
     """
     twin = FrontEndModels(copy.deepcopy(models.lm), models.oracle_emb,
-                          copy.deepcopy(models.mimi), models.tokenizer, {})
+                          copy.deepcopy(models.mimi), models.tokenizer)
     upstream = UpstreamLoop(twin)
     fe = MoshiFrontEnd(models, mode='kame')
     fe.start()
@@ -149,7 +149,7 @@ def main(argv: list[str] | None = None) -> None:
         lm = loaders.get_moshi_lm(None, lm_kwargs=kwargs, device=opts.device, dtype=dtype)
         oracle_emb = ScaledEmbedding(lm.text_card + 1, lm.dim, zero_idx=-1).to(
             device=opts.device, dtype=dtype).eval()
-        models = FrontEndModels(lm, oracle_emb, mimi, _WordTokenizer(), {})
+        models = FrontEndModels(lm, oracle_emb, mimi, _WordTokenizer())
         n_params = sum(p.numel() for p in lm.parameters()) / 1e6
         print(f'[bench] {name}: LM {n_params:.0f} M parameters, {opts.frames} frames, '
               'upstream and KAME alternating...', flush=True)

@@ -34,7 +34,6 @@ class FrontEndModels:
     oracle_emb: 'torch.nn.Module | None'
     mimi: 'torch.nn.Module'
     tokenizer: object
-    lm_gen_config: dict
 
     @property
     def is_kame(self) -> bool:
@@ -123,4 +122,4 @@ def load_frontend_models(source: str, device: str = 'cpu', dtype: str = 'float32
     kind = 'KAME (oracle stream)' if oracle_emb is not None else 'stock Moshi'
     progress(f'ready: {kind}, LM {sum(p.numel() for p in lm.parameters()) / 1e6:.1f} M '
              f'parameters, {device}/{dtype}')
-    return FrontEndModels(lm, oracle_emb, mimi, tokenizer, dict(info.lm_gen_config or {}))
+    return FrontEndModels(lm, oracle_emb, mimi, tokenizer)

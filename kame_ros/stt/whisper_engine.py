@@ -18,6 +18,7 @@ from importlib import metadata
 from pathlib import Path
 import queue
 import threading
+import time
 from typing import Callable
 
 import numpy as np
@@ -152,7 +153,6 @@ class WhisperStt:
                 self.emit(event)
 
     def _transcribe(self, audio: np.ndarray) -> str:
-        import time
         t0 = time.perf_counter()
         x = resample(int16_to_float(audio), SAMPLE_RATE, VAD_RATE)
         segments, _ = self.model.transcribe(x, language='en', beam_size=1,
