@@ -21,13 +21,18 @@ def kame_dir(tmp_path_factory):
     return save_checkpoint(tmp_path_factory.mktemp('kame_node'), kame=True)
 
 
-def run_pipeline(processes, tmp_path, frontend_args, seconds, during=None):
+def run_pipeline(ros, processes, tmp_path, frontend_args, seconds, during=None):
     rng = np.random.default_rng(0)
     write_wav(tmp_path / 'mic.wav', (rng.standard_normal(int(24000 * seconds)) * 300)
               .astype(np.int16))
-    processes.start('frontend', '--ros-args', *frontend_args)
     sink = processes.start('wav_sink', '--ros-args', '-p', f'path:={tmp_path / "out.wav"}',
                            '-p', 'idle_timeout_s:=2.0')
+    probe = ros.node('graph_probe')
+    end = time.monotonic() + 60
+    while probe.count_subscribers('/audio/speaker') < 1:  # the sink must hear frame 0
+        assert time.monotonic() < end, 'wav_sink never subscribed'
+        time.sleep(0.1)
+    processes.start('frontend', '--ros-args', *frontend_args)
     source = processes.start('wav_source', '--ros-args', '-p', f'path:={tmp_path / "mic.wav"}',
                              '-p', 'wait_for_subscribers:=1', '-p', 'start_delay_s:=1.0')
     if during is not None:
@@ -62,7 +67,8 @@ def test_moshi_frontend_frames_out_equal_frames_in(ros, processes, tmp_path, kam
         send([OracleEvent('oracle.reset', 1, 1, 0, final=True),
               OracleEvent('oracle.append', 1, 1, 0, 'paris is the capital '),
               OracleEvent('oracle.done', 1, 1, 0, status='complete')])
-    seqs, _ = run_pipeline(processes, tmp_path, ['-p', f'checkpoint:={kame_dir}'], 4.0, talk)
+    seqs, _ = run_pipeline(ros, processes, tmp_path, ['-p', f'checkpoint:={kame_dir}'], 4.0,
+                           talk)
     n_in = int(np.ceil(24000 * 4.0 / 1920))
     assert seqs == list(range(n_in)), 'one output frame per input frame, in order'
     assert texts, 'inner-monologue text published on frontend/text'
@@ -80,7 +86,7 @@ def test_tts_frontend_speaks_the_final_reply(ros, processes, tmp_path):
               OracleEvent('oracle.reset', 2, 1, 1, final=True),
               OracleEvent('oracle.append', 2, 1, 1, 'The capital of France is Paris. '),
               OracleEvent('oracle.done', 2, 1, 1, status='complete')])
-    seqs, audio = run_pipeline(processes, tmp_path, ['-p', 'backend:=tts'], 8.0, talk)
+    seqs, audio = run_pipeline(ros, processes, tmp_path, ['-p', 'backend:=tts'], 8.0, talk)
     assert seqs == list(range(int(np.ceil(24000 * 8.0 / 1920))))
     spoken = active_seconds(audio, 300.0)
     assert 1.5 < spoken < 6.0, f'{spoken:.2f} s of speech'

@@ -11,6 +11,7 @@ counted, the recognizer never stalls the executor).
 from rclpy.lifecycle import LifecycleNode, LifecycleState, TransitionCallbackReturn
 from std_msgs.msg import Bool
 
+from kame_ros.audio.echo import EchoCanceller
 from kame_ros.audio.frames import AudioFrame
 from kame_ros.ros.audio_in import AudioInput
 from kame_ros.ros.diagnostics import Diagnostics, ERROR, Health, OK, WARN
@@ -19,7 +20,8 @@ from kame_ros.ros.lifecycle import enable_autostart
 from kame_ros.ros.params import declare
 from kame_ros.ros.spin import run_nodes
 from kame_ros.ros.text_io import TextOutput
-from kame_ros.ros.topics import MIC_AUDIO, STT_FINAL, STT_PARTIAL, USER_SPEAKING
+from kame_ros.ros.topics import (MIC_AUDIO, SPEAKER_AUDIO, STT_FINAL, STT_PARTIAL,
+                                 USER_SPEAKING)
 from kame_ros.stt.events import TranscriptEvent
 from kame_ros.stt.sherpa_engine import MODEL_TYPES, SherpaStt
 from kame_ros.stt.whisper_engine import SttError, WhisperStt
@@ -48,6 +50,11 @@ class SttNode(LifecycleNode):
                                      'Silence that ends the user turn', 0.1, 5.0)
         self.max_utterance_s = declare(self, 'max_utterance_s', 20.0,
                                        'Longest utterance before a forced final', 1.0, 120.0)
+        self.echo_cancel = declare(self, 'echo_cancel', True,
+                                   "Remove the robot's own voice (audio/speaker) from the mic")
+        self.echo_max_delay_s = declare(self, 'echo_max_delay_s', 0.5,
+                                        'Longest speaker-to-mic delay searched', 0.05, 2.0)
+        self.echo = EchoCanceller(self.echo_max_delay_s) if self.echo_cancel else None
         self.engine = None
         self.error = ''
         self.partials = 0
@@ -80,6 +87,8 @@ class SttNode(LifecycleNode):
             return TransitionCallbackReturn.FAILURE
         self.error = ''
         self.audio_in = AudioInput(self, MIC_AUDIO, self.worker.put)
+        if self.echo is not None:
+            self.speaker_in = AudioInput(self, SPEAKER_AUDIO, self.echo.reference)
         return TransitionCallbackReturn.SUCCESS
 
     def on_activate(self, state: LifecycleState) -> TransitionCallbackReturn:
@@ -93,6 +102,8 @@ class SttNode(LifecycleNode):
         return super().on_deactivate(state)
 
     def _process(self, frame: AudioFrame) -> None:
+        if self.echo is not None:
+            frame = self.echo.process(frame)
         speaking = self.engine.accept(frame)
         if speaking != self._speaking:
             self._speaking = speaking
@@ -115,6 +126,9 @@ class SttNode(LifecycleNode):
             audio = max(self.engine.audio_seconds, 1e-9)
             values.update(failures=self.engine.failures,
                           rtf=round(self.engine.compute_seconds / audio, 3))
+        if self.echo is not None:
+            values.update({f'echo_{k}': round(v, 2) if isinstance(v, float) else v
+                           for k, v in vars(self.echo.stats).items()})
         if hasattr(self, 'audio_in'):
             values.update({f'drop_{k}': v for k, v in self.audio_in.drops.counts.items()})
         return Health(WARN if self.worker.dropped else OK, 'ok', values)
