@@ -224,3 +224,25 @@ def test_guide_switches_only_at_word_boundaries():
     nxt = logits_preferring(14)
     guide.on_text_logits(nxt)
     assert int(nxt.argmax()) == 15
+
+
+@pytest.mark.parametrize('flavour', ['kame', 'moshi'])
+def test_say_is_spoken_then_completes_or_is_interrupted(flavour, kame_dir, moshi_dir):
+    models = load_frontend_models(str(kame_dir if flavour == 'kame' else moshi_dir),
+                                  progress=lambda s: None)
+    fe = MoshiFrontEnd(models, seed=4, guide_min_ready_tokens=1)
+    fe.start()
+    status = []
+    fe.say('arrived at the kitchen', status.append)
+    outputs = [fe.step(pcm) for pcm in audio(60, seed=9)]
+    assert status == ['spoken']
+    tokens = models.tokenizer.encode('arrived at the kitchen')
+    if flavour == 'kame':
+        assert [o.oracle_token for o in outputs[:len(tokens) + 1]] == \
+            [models.lm.text_card] + tokens
+    else:
+        assert 'arrived at the kitchen' in ''.join(o.text for o in outputs)
+    fe.say('a long announcement that will be cut short', status.append)
+    fe.on_oracle(OracleEvent('oracle.reset', 1, 1, 0))
+    assert status == ['spoken', 'interrupted']
+    fe.stop()

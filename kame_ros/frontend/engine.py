@@ -1,7 +1,7 @@
 # Copyright 2026 kame_ros developers
 # SPDX-License-Identifier: Apache-2.0
 """What every front-end backend offers the node: one output frame per input frame."""
-from typing import Protocol
+from typing import Callable, Protocol
 
 import numpy as np
 
@@ -26,6 +26,9 @@ class FrontEndEngine(Protocol):
 
     def on_oracle(self, event: OracleEvent) -> None:
         """Take an oracle event (any thread, never blocks the frame loop)."""
+
+    def say(self, text: str, on_done: Callable[[str], None]) -> None:
+        """Speak ``text`` now; ``on_done(status)`` when it has been spoken (or not)."""
 
     def step(self, pcm: np.ndarray) -> FrameOutput:
         """One 80 ms input frame in, this frame's output out."""

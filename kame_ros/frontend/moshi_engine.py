@@ -17,6 +17,7 @@ steered instead through LMGen's text hooks (guided mode, see guide.py).
 from dataclasses import dataclass
 import threading
 import time
+from typing import Callable
 
 import numpy as np
 import torch
@@ -92,6 +93,7 @@ class MoshiFrontEnd:
         self.reply_id = 0
         self.stale_events = 0
         self._oracle_sum: torch.Tensor | None = None
+        self._say: tuple[Callable[[str], None], int] | None = None
         self._lock = threading.Lock()
         self._frame = 0
         self._streaming = None
@@ -135,6 +137,7 @@ class MoshiFrontEnd:
                 self.stale_events += 1
                 return
             if event.kind == RESET:
+                self._finish_say('interrupted')
                 self.reply_id = event.reply_id
                 self.text_in.reset()
                 self.timeline.reset()
@@ -146,6 +149,43 @@ class MoshiFrontEnd:
             self.timeline.append(tokens)
             if self.guide:
                 self.guide.extend(tokens, done=event.kind == DONE)
+
+    def say(self, text: str, on_done: Callable[[str], None]) -> None:
+        """
+        Speak ``text`` now, as if it were an oracle reply (KAME timeline or guided text).
+
+        ``on_done('spoken')`` once its last token's frame has passed (KAME) or the
+        guide has emitted it (guided); ``'interrupted'`` if a new oracle reply
+        replaces it first. In plain mode there is no way to steer Moshi: ``'unsupported'``.
+        """
+        if self.mode == 'plain':
+            on_done('unsupported')
+            return
+        tokens = self.models.tokenizer.encode(text)
+        with self._lock:
+            self._finish_say('interrupted')
+            origin = self.timeline.reset()
+            self.timeline.append(tokens)
+            if self.guide:
+                self.guide.new_reply()
+                self.guide.extend(tokens, done=True)
+            self._say = (on_done, origin + len(tokens) + 1)
+
+    def _finish_say(self, status: str) -> None:
+        if self._say is not None:
+            callback, self._say = self._say[0], None
+            callback(status)
+
+    def _check_say(self) -> None:
+        with self._lock:
+            if self._say is None:
+                return
+            if self.guide is not None:
+                done = self.guide.position >= len(self.guide.reply)
+            else:
+                done = self._frame >= self._say[1]
+            if done:
+                self._finish_say('spoken')
 
     @torch.no_grad()
     def step(self, pcm: np.ndarray) -> FrameOutput:
@@ -177,4 +217,5 @@ class MoshiFrontEnd:
         self.budget.record(compute_ms)
         frame = self._frame
         self._frame += 1
+        self._check_say()
         return FrameOutput(frame, out_pcm, text_token, text, oracle_token, compute_ms)

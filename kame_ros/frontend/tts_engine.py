@@ -16,6 +16,7 @@ import queue
 import re
 import threading
 import time
+from typing import Callable
 
 import numpy as np
 
@@ -27,10 +28,14 @@ from kame_ros.oracle.events import APPEND, DONE, OracleEvent, RESET
 SENTENCE_END = re.compile(r'(?<=[.!?;:])\s+')
 
 
+SAY_REPLY = -1  # jobs of say requests: never superseded by oracle replies
+
+
 @dataclass(frozen=True)
 class _Say:
     reply_id: int
     text: str
+    on_done: Callable[[str], None] | None = None
 
 
 class TtsFrontEnd:
@@ -50,6 +55,8 @@ class TtsFrontEnd:
         self._said = 0
         self._audio = np.zeros(0, np.int16)
         self._marks: list[tuple[int, str]] = []
+        self._say_audio = np.zeros(0, np.int16)
+        self._say_marks: list[tuple[int, str, Callable | None]] = []
         self._audio_lock = threading.Lock()
         self._jobs: queue.Queue = queue.Queue()
         self._lock = threading.Lock()
@@ -105,18 +112,37 @@ class TtsFrontEnd:
                 if sentence.strip():
                     self._jobs.put(_Say(event.reply_id, sentence.strip()))
 
+    def say(self, text: str, on_done: Callable[[str], None]) -> None:
+        """Speak ``text`` before any oracle reply; ``on_done('spoken')`` once it has played."""
+        self._jobs.put(_Say(SAY_REPLY, text, on_done))
+
+    @staticmethod
+    def _pop(buffer: np.ndarray) -> tuple[np.ndarray, np.ndarray, int]:
+        """One frame from the front of ``buffer`` (zero-padded); the rest; samples taken."""
+        out = np.zeros(FRAME_SAMPLES, np.int16)
+        n = min(FRAME_SAMPLES, len(buffer))
+        out[:n] = buffer[:n]
+        return out, buffer[n:], n
+
     def _synthesize(self) -> None:
         while not self._stop.is_set():
             job = self._jobs.get()
-            if job is None or job.reply_id != self.reply_id:
+            if job is None or job.reply_id not in (self.reply_id, SAY_REPLY):
                 continue
             try:
                 wav = self.tts(job.text, speed=self.speed)
             except (ValueError, RuntimeError):
+                if job.on_done is not None:
+                    job.on_done('failed')
                 continue
             samples, _ = float_to_int16(wav)
             with self._audio_lock:
-                if job.reply_id == self.reply_id:
+                if job.reply_id == SAY_REPLY:
+                    start = len(self._say_audio)
+                    self._say_marks += [(start, job.text, None),
+                                        (start + len(samples) - 1, '', job.on_done)]
+                    self._say_audio = np.concatenate([self._say_audio, samples])
+                elif job.reply_id == self.reply_id:
                     self._marks.append((len(self._audio), job.text))
                     self._audio = np.concatenate([self._audio, samples])
 
@@ -128,13 +154,21 @@ class TtsFrontEnd:
         so the spoken-text stream is aligned with what the speaker plays.
         """
         t0 = time.perf_counter()
+        done = []
         with self._audio_lock:
-            out = np.zeros(FRAME_SAMPLES, np.int16)
-            n = min(FRAME_SAMPLES, len(self._audio))
-            out[:n] = self._audio[:n]
-            self._audio = self._audio[n:]
-            started = [text for offset, text in self._marks if offset < n]
-            self._marks = [(offset - n, text) for offset, text in self._marks if offset >= n]
+            if len(self._say_audio):  # announcements first
+                out, self._say_audio, n = self._pop(self._say_audio)
+                started = [text for offset, text, _ in self._say_marks if offset < n and text]
+                done = [cb for offset, _, cb in self._say_marks if offset < n and cb]
+                self._say_marks = [(offset - n, text, cb) for offset, text, cb in self._say_marks
+                                   if offset >= n]
+            else:
+                out, self._audio, n = self._pop(self._audio)
+                started = [text for offset, text in self._marks if offset < n]
+                self._marks = [(offset - n, text) for offset, text in self._marks
+                               if offset >= n]
+        for callback in done:
+            callback('spoken')
         compute_ms = (time.perf_counter() - t0) * 1e3
         self.budget.record(compute_ms)
         frame, self._frame = self._frame, self._frame + 1

@@ -12,9 +12,12 @@ duplex), so ROS callbacks only enqueue. If compute falls behind, the
 oldest queued input frames are dropped (counted) to keep latency bounded:
 every frame's compute time and deadline misses go to /diagnostics.
 """
+import json
+
 import numpy as np
 from rclpy.lifecycle import LifecycleNode, LifecycleState, TransitionCallbackReturn
-from std_msgs.msg import Bool
+from std_msgs.msg import Bool, String
+from std_srvs.srv import SetBool
 
 from kame_ros.audio.frames import AudioFrame, FRAME_NS
 from kame_ros.frontend.checkpoint import CheckpointError, load_frontend_models
@@ -29,9 +32,10 @@ from kame_ros.ros.lifecycle import enable_autostart
 from kame_ros.ros.params import declare
 from kame_ros.ros.spin import run_nodes
 from kame_ros.ros.text_io import TextInput, TextOutput
-from kame_ros.ros.topics import (AGENT_SPEAKING, FRONTEND_TEXT, MIC_AUDIO, ORACLE_EVENTS,
-                                 SPEAKER_AUDIO)
+from kame_ros.ros.topics import (AGENT_ENABLED, AGENT_SPEAKING, ENABLE_SERVICE, FRONTEND_TEXT,
+                                 MIC_AUDIO, ORACLE_EVENTS, SAY, SAY_DONE, SPEAKER_AUDIO)
 
+MAX_SAY_CHARS = 1000
 SPEAKING_RMS = 300.0
 SPEAKING_HOLD_FRAMES = 6
 
@@ -75,6 +79,13 @@ class FrontEndNode(LifecycleNode):
         self.speaking_pub = self.create_publisher(AGENT_SPEAKING.msg_type, AGENT_SPEAKING.name,
                                                   AGENT_SPEAKING.qos)
         self.speaking_pub.publish(Bool(data=False))
+        self.enabled = True
+        self.enabled_pub = self.create_publisher(AGENT_ENABLED.msg_type, AGENT_ENABLED.name,
+                                                 AGENT_ENABLED.qos)
+        self.enabled_pub.publish(Bool(data=True))
+        self.create_service(SetBool, ENABLE_SERVICE, self._on_enable)
+        self.say_done = TextOutput(self, SAY_DONE)
+        self.says = 0
         self.diagnostics = Diagnostics(self, self._health)
         enable_autostart(self)
 
@@ -100,8 +111,9 @@ class FrontEndNode(LifecycleNode):
             return TransitionCallbackReturn.FAILURE
         self.error = ''
         self.audio_in = AudioInput(self, MIC_AUDIO, self.worker.put)
-        self.oracle_in = TextInput(self, ORACLE_EVENTS, self.engine.on_oracle, KINDS,
+        self.oracle_in = TextInput(self, ORACLE_EVENTS, self._on_oracle, KINDS,
                                    OracleEvent.from_event)
+        self.create_subscription(SAY.msg_type, SAY.name, self._on_say, SAY.qos)
         return TransitionCallbackReturn.SUCCESS
 
     def on_activate(self, state: LifecycleState) -> TransitionCallbackReturn:
@@ -126,9 +138,42 @@ class FrontEndNode(LifecycleNode):
         self.engine.budget.dropped += 1
         self._publish_frame(np.zeros(frame.samples.shape, np.int16), frame.stamp_ns)
 
+    def _on_enable(self, request: SetBool.Request, response: SetBool.Response):
+        self.enabled = request.data
+        self.enabled_pub.publish(Bool(data=self.enabled))
+        self.get_logger().info(f'agent {"enabled" if self.enabled else "muted"}')
+        response.success, response.message = True, 'enabled' if self.enabled else 'muted'
+        return response
+
+    def _on_oracle(self, event: OracleEvent) -> None:
+        if self.enabled:
+            self.engine.on_oracle(event)
+
+    def _on_say(self, msg: String) -> None:
+        """Take 'text' or {"id": ..., "text": ...}; answer on agent/say/done with the id."""
+        self.says += 1
+        try:
+            request = json.loads(msg.data)
+        except ValueError:
+            request = None
+        if not isinstance(request, dict):
+            request = {'text': msg.data}
+        say_id = str(request.get('id', f'say-{self.says}'))
+        text = str(request.get('text', '')).strip()[:MAX_SAY_CHARS]
+
+        def done(status: str) -> None:
+            self.say_done.publish('say.done', {'id': say_id, 'text': text, 'status': status})
+        if not text:
+            done('empty')
+        elif not self.enabled:
+            done('muted')
+        else:
+            self.engine.say(text, done)
+
     def _process(self, frame: AudioFrame) -> None:
         result = self.engine.step(frame.samples)
-        pcm = result.pcm if result.pcm is not None else np.zeros_like(frame.samples)
+        pcm = result.pcm if result.pcm is not None and self.enabled else \
+            np.zeros_like(frame.samples)
         self._publish_frame(pcm, frame.stamp_ns)
         if result.text:
             self.text_out.publish('frontend.text', {'frame': result.frame,
@@ -149,7 +194,8 @@ class FrontEndNode(LifecycleNode):
     def _health(self) -> Health:
         if self.engine is None:
             return Health(ERROR if self.error else WARN, self.error or 'not configured')
-        values = {'backend': self.backend, 'frames_in': self.worker.received,
+        values = {'backend': self.backend, 'enabled': self.enabled, 'say_requests': self.says,
+                  'frames_in': self.worker.received,
                   'frames_out': self.frames_out, **self.engine.budget.summary()}
         timeline = getattr(self.engine, 'timeline', None)
         if timeline is not None:

@@ -20,8 +20,8 @@ from kame_ros.ros.lifecycle import enable_autostart
 from kame_ros.ros.params import declare
 from kame_ros.ros.spin import run_nodes
 from kame_ros.ros.text_io import TextOutput
-from kame_ros.ros.topics import (MIC_AUDIO, SPEAKER_AUDIO, STT_FINAL, STT_PARTIAL,
-                                 USER_SPEAKING)
+from kame_ros.ros.topics import (AGENT_ENABLED, MIC_AUDIO, SPEAKER_AUDIO, STT_FINAL,
+                                 STT_PARTIAL, USER_SPEAKING)
 from kame_ros.stt.events import TranscriptEvent
 from kame_ros.stt.sherpa_engine import MODEL_TYPES, SherpaStt
 from kame_ros.stt.whisper_engine import SttError, WhisperStt
@@ -57,6 +57,7 @@ class SttNode(LifecycleNode):
         self.echo = EchoCanceller(self.echo_max_delay_s) if self.echo_cancel else None
         self.engine = None
         self.error = ''
+        self.listening = True
         self.partials = 0
         self.finals = 0
         self._speaking = False
@@ -87,6 +88,9 @@ class SttNode(LifecycleNode):
             return TransitionCallbackReturn.FAILURE
         self.error = ''
         self.audio_in = AudioInput(self, MIC_AUDIO, self.worker.put)
+        self.create_subscription(AGENT_ENABLED.msg_type, AGENT_ENABLED.name,
+                                 lambda msg: setattr(self, 'listening', msg.data),
+                                 AGENT_ENABLED.qos)
         if self.echo is not None:
             self.speaker_in = AudioInput(self, SPEAKER_AUDIO, self.echo.reference)
         return TransitionCallbackReturn.SUCCESS
@@ -102,6 +106,8 @@ class SttNode(LifecycleNode):
         return super().on_deactivate(state)
 
     def _process(self, frame: AudioFrame) -> None:
+        if not self.listening:  # muted through agent/enable: hear nothing
+            return
         if self.echo is not None:
             frame = self.echo.process(frame)
         speaking = self.engine.accept(frame)
@@ -120,7 +126,8 @@ class SttNode(LifecycleNode):
     def _health(self) -> Health:
         if self.engine is None:
             return Health(ERROR if self.error else WARN, self.error or 'not configured')
-        values = {'engine': self.engine_kind, 'partials': self.partials, 'finals': self.finals,
+        values = {'engine': self.engine_kind, 'listening': self.listening,
+                  'partials': self.partials, 'finals': self.finals,
                   'queue_drops': self.worker.dropped, 'queued': len(self.worker)}
         if isinstance(self.engine, WhisperStt):
             audio = max(self.engine.audio_seconds, 1e-9)

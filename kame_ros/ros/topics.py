@@ -55,3 +55,7 @@ ORACLE_EVENTS = Topic('oracle/events', String, TEXT_QOS)
 ROBOT_CONTEXT = Topic('robot/context', String, LATCHED_QOS)
 FRONTEND_TEXT = Topic('frontend/text', String, TEXT_QOS)
 AGENT_SPEAKING = Topic('agent/speaking', Bool, LATCHED_QOS)
+SAY = Topic('agent/say', String, TEXT_QOS)
+SAY_DONE = Topic('agent/say/done', String, TEXT_QOS)
+AGENT_ENABLED = Topic('agent/enabled', Bool, LATCHED_QOS)
+ENABLE_SERVICE = 'agent/enable'
