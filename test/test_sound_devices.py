@@ -3,11 +3,14 @@
 """audio_capture and audio_playback against a real clocked PulseAudio server."""
 import time
 
+import numpy as np
 import pytest
 
 from audio_signals import active_seconds, dominant_frequency, tone
 from kame_ros.audio.frames import float_to_int16
 from kame_ros.audio.wav import read_wav_24k, write_wav
+from kame_ros.ros.audio_msg import msg_to_frame
+from kame_ros.ros.topics import MIC_AUDIO
 from pulse import PulseServer
 
 
@@ -70,3 +73,43 @@ def test_missing_device_one_clear_error_and_retries(pulse, processes):
     log = processes.log(capture)
     assert log.count("no input device matches 'no_such_mic'") == 1, log
     assert 'input devices:' in log and 'Traceback' not in log
+
+
+def test_capture_survives_device_loss(processes, ros, tmp_path):
+    server = PulseServer(tmp_path / 'pulse')
+    server.start()
+    try:
+        capture = processes.start('audio_capture', '--ros-args', '-p', 'retry_period_s:=0.5',
+                                  env=server.env)
+        heard = []
+        probe = ros.node('mic_probe')
+        probe.create_subscription(MIC_AUDIO.msg_type, MIC_AUDIO.name,
+                                  lambda m: heard.append(msg_to_frame(m).samples), MIC_AUDIO.qos)
+        deadline = time.monotonic() + 60
+        while ('capturing from' not in processes.log(capture)
+               or probe.count_publishers(MIC_AUDIO.name) < 1):
+            assert time.monotonic() < deadline, 'capture never started'
+            time.sleep(0.1)
+        time.sleep(1.0)
+        signal, _ = float_to_int16(tone(440.0, 1.0))
+        server.feed_mic(signal).join(timeout=10)   # the pipe source only runs while fed
+        time.sleep(0.5)
+        before = len(heard)
+        server.stop()                                      # the sound server dies
+        time.sleep(3.0)
+        assert capture.poll() is None, 'losing the device must not end the node'
+        server.start()                                     # ... and comes back
+        deadline = time.monotonic() + 30
+        while processes.log(capture).count('capturing from') < 2:
+            assert time.monotonic() < deadline, processes.log(capture)
+            time.sleep(0.2)
+        time.sleep(1.0)
+        mark = len(heard)
+        server.feed_mic(signal).join(timeout=10)
+        time.sleep(1.0)
+        after = np.concatenate(heard[mark:])
+        assert before > 10 and abs(dominant_frequency(after) - 440.0) < 2.0
+        log = processes.log(capture)
+        assert 'lost' in log and 'Traceback' not in log
+    finally:
+        server.stop()
