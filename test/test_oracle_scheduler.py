@@ -14,8 +14,8 @@ class Clock:
         return self.t
 
 
-def partial(text, utt=1, rev=0, final=False):
-    return TranscriptEvent(utt, rev, text, final, 0, 0, 0)
+def partial(text, utt=1, rev=0, final=False, stamp=0):
+    return TranscriptEvent(utt, rev, text, final, 0, 0, stamp)
 
 
 def test_new_word_count_counts_revisions_as_new():
@@ -87,3 +87,15 @@ def test_prompt_carries_context_memory_and_marks_partials():
     assert msgs[1]['content'] == 'what is two plus two', 'oldest turn forgotten'
     assert msgs[-1]['content'] == 'where are you ...'
     assert p.messages('where are you', final=True)[-1]['content'] == 'where are you'
+
+
+def test_restarted_stt_is_a_new_stream_not_stale():
+    s = OracleScheduler(clock=Clock())
+    s.on_transcript(partial('what is the capital of france', utt=3, final=True, stamp=100))
+    assert s.poll().final
+    s.on_transcript(partial('older and late', utt=2, stamp=50))
+    assert s.stale_events == 1, 'produced before the latest: stale'
+    s.on_transcript(partial('what is the capital of japan', utt=0, final=True, stamp=200))
+    restart = s.poll()
+    assert restart is not None and restart.final and restart.utterance_id == 0
+    assert s.stt_restarts == 1

@@ -90,7 +90,7 @@ class MoshiFrontEnd:
                             top_k_text=sampling.top_k_text, **hooks)
         self._vocab_size = models.tokenizer.vocab_size()
         self.budget = FrameBudget()
-        self.reply_id = 0
+        self.reply_order = (0, 0)
         self.stale_events = 0
         self._oracle_sum: torch.Tensor | None = None
         self._say: tuple[Callable[[str], None], int] | None = None
@@ -132,13 +132,13 @@ class MoshiFrontEnd:
     def on_oracle(self, event: OracleEvent) -> None:
         """Take one oracle event (any thread); stale replies are ignored."""
         with self._lock:
-            if event.reply_id < self.reply_id or (event.kind != RESET
-                                                  and event.reply_id != self.reply_id):
+            if event.order < self.reply_order or (event.kind != RESET
+                                                  and event.order != self.reply_order):
                 self.stale_events += 1
                 return
             if event.kind == RESET:
                 self._finish_say('interrupted')
-                self.reply_id = event.reply_id
+                self.reply_order = event.order
                 self.text_in.reset()
                 self.timeline.reset()
                 if self.guide:

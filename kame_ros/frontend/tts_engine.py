@@ -28,12 +28,12 @@ from kame_ros.oracle.events import APPEND, DONE, OracleEvent, RESET
 SENTENCE_END = re.compile(r'(?<=[.!?;:])\s+')
 
 
-SAY_REPLY = -1  # jobs of say requests: never superseded by oracle replies
+SAY_REPLY = (-1, -1)  # jobs of say requests: never superseded by oracle replies
 
 
 @dataclass(frozen=True)
 class _Say:
-    reply_id: int
+    reply: tuple[int, int]
     text: str
     on_done: Callable[[str], None] | None = None
 
@@ -49,7 +49,7 @@ class TtsFrontEnd:
         self.acknowledgement = acknowledgement
         self.speed = speed
         self.budget = FrameBudget()
-        self.reply_id = 0
+        self.reply = (0, 0)
         self.stale_events = 0
         self._text = ''
         self._said = 0
@@ -87,15 +87,15 @@ class TtsFrontEnd:
         """Queue speech for final replies; partial-transcript replies are not spoken."""
         with self._lock:
             if event.kind == RESET:
-                if not event.final or event.reply_id < self.reply_id:
+                if not event.final or event.order < self.reply:
                     return
-                self.reply_id, self._text, self._said = event.reply_id, '', 0
+                self.reply, self._text, self._said = event.order, '', 0
                 with self._audio_lock:
                     self._audio, self._marks = np.zeros(0, np.int16), []
                 if self.acknowledgement:
-                    self._jobs.put(_Say(event.reply_id, self.acknowledgement))
+                    self._jobs.put(_Say(event.order, self.acknowledgement))
                 return
-            if event.reply_id != self.reply_id:
+            if event.order != self.reply:
                 self.stale_events += 1
                 return
             if event.kind == APPEND:
@@ -110,7 +110,7 @@ class TtsFrontEnd:
                 return
             for sentence in ready:
                 if sentence.strip():
-                    self._jobs.put(_Say(event.reply_id, sentence.strip()))
+                    self._jobs.put(_Say(event.order, sentence.strip()))
 
     def say(self, text: str, on_done: Callable[[str], None]) -> None:
         """Speak ``text`` before any oracle reply; ``on_done('spoken')`` once it has played."""
@@ -127,7 +127,7 @@ class TtsFrontEnd:
     def _synthesize(self) -> None:
         while not self._stop.is_set():
             job = self._jobs.get()
-            if job is None or job.reply_id not in (self.reply_id, SAY_REPLY):
+            if job is None or job.reply not in (self.reply, SAY_REPLY):
                 continue
             try:
                 wav = self.tts(job.text, speed=self.speed)
@@ -137,12 +137,12 @@ class TtsFrontEnd:
                 continue
             samples, _ = float_to_int16(wav)
             with self._audio_lock:
-                if job.reply_id == SAY_REPLY:
+                if job.reply == SAY_REPLY:
                     start = len(self._say_audio)
                     self._say_marks += [(start, job.text, None),
                                         (start + len(samples) - 1, '', job.on_done)]
                     self._say_audio = np.concatenate([self._say_audio, samples])
-                elif job.reply_id == self.reply_id:
+                elif job.reply == self.reply:
                     self._marks.append((len(self._audio), job.text))
                     self._audio = np.concatenate([self._audio, samples])
 

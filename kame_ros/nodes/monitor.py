@@ -41,7 +41,7 @@ class AgentMonitor(Node):
         self.t0_ns = time.time_ns()
         self.timeline = Timeline()
         self.finals: list[TranscriptEvent] = []
-        self.replies: dict[int, dict] = {}
+        self.replies: dict[tuple[int, int], dict] = {}
         self.spoken_text: list[tuple[float, str]] = []
         self.answer: list[np.ndarray] = []
         self.input_done = input_done
@@ -90,12 +90,12 @@ class AgentMonitor(Node):
         if event.kind == RESET:
             self.timeline.add(now, 'oracle reset', f'reply {event.reply_id}'
                               f'{" (final)" if event.final else ""}')
-            self.replies[event.reply_id] = {'final': event.final, 'text': '', 'status': ''}
-        elif event.kind == APPEND and event.reply_id in self.replies:
+            self.replies[event.order] = {'final': event.final, 'text': '', 'status': ''}
+        elif event.kind == APPEND and event.order in self.replies:
             self.timeline.add(now, 'oracle text', event.text)
-            self.replies[event.reply_id]['text'] += event.text
-        elif event.kind == DONE and event.reply_id in self.replies:
-            self.replies[event.reply_id]['status'] = event.status
+            self.replies[event.order]['text'] += event.text
+        elif event.kind == DONE and event.order in self.replies:
+            self.replies[event.order]['status'] = event.status
         self._active()
 
     def _on_frontend_text(self, event: dict) -> None:
@@ -120,7 +120,7 @@ class AgentMonitor(Node):
         lines += [f'- {self.t(e.stamp_ns):.2f} s: {e.text}' for e in self.finals]
         lines += ['', '## Oracle replies to final transcripts', '']
         lines += [f'- reply {rid} ({r["status"] or "unfinished"}): {r["text"].strip()}'
-                  for rid, r in self.replies.items() if r['final']]
+                  for (_, rid), r in self.replies.items() if r['final']]
         lines += ['', '## Agent speech (front-end text)', '',
                   ''.join(text for _, text in self.spoken_text).strip() or '(none)', '']
         (directory / 'transcript.md').write_text('\n'.join(lines))

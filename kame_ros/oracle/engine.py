@@ -47,6 +47,7 @@ class OracleEngine:
         self.prompt = prompt or PromptBuilder()
         self.max_tokens = max_tokens
         self.stats = OracleStats()
+        self.epoch = time.time_ns()
         self._emit = emit
         self._lock = threading.Lock()
         self._current: tuple[Restart, threading.Event] | None = None
@@ -108,7 +109,7 @@ class OracleEngine:
 
     def _emit_locked(self, restart: Restart, kind: str, text: str = '', status: str = '') -> None:
         self._emit(OracleEvent(kind, restart.reply_id, restart.utterance_id, restart.revision,
-                               text, status, restart.final))
+                               text, status, restart.final, self.epoch))
 
     def _generate(self, restart: Restart, cancel: threading.Event, messages) -> None:
         t0 = time.monotonic()

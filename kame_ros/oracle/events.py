@@ -27,6 +27,9 @@ class OracleEvent:
     ignored. ``text`` is the appended text for APPEND, empty otherwise;
     DONE's ``status`` says whether the reply completed, was cancelled or failed;
     ``final`` marks replies to a final transcript (the user finished the turn).
+    ``epoch`` is when the oracle engine started (ns): a restarted oracle
+    numbers its replies from 1 again, and (epoch, reply_id) keeps "newest"
+    meaningful across the restart.
     """
 
     kind: str
@@ -36,6 +39,12 @@ class OracleEvent:
     text: str = ''
     status: str = ''
     final: bool = False
+    epoch: int = 0
+
+    @property
+    def order(self) -> tuple[int, int]:
+        """Sort key across oracle restarts: (epoch, reply_id)."""
+        return (self.epoch, self.reply_id)
 
     def payload(self) -> dict[str, Any]:
         """Fields for the wire envelope."""
@@ -51,6 +60,7 @@ class OracleEvent:
         try:
             return cls(event['type'], int(event['reply_id']), int(event['utterance_id']),
                        int(event['revision']), str(event.get('text', '')),
-                       str(event.get('status', '')), bool(event.get('final', False)))
+                       str(event.get('status', '')), bool(event.get('final', False)),
+                       int(event.get('epoch', 0)))
         except (KeyError, TypeError, ValueError) as err:
             raise ValueError(f'bad oracle event: {err}') from err

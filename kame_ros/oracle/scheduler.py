@@ -37,6 +37,7 @@ class Restart:
     revision: int
     user_text: str
     final: bool
+    stream: int = 0
 
 
 def new_word_count(now: str, then: str) -> int:
@@ -60,13 +61,25 @@ class OracleScheduler:
         self._started: Restart | None = None
         self._restarts: deque[float] = deque()
         self._reply_id = 0
+        self._stream = 0
         self.stale_events = 0
         self.rate_limited = 0
+        self.stt_restarts = 0
 
     def on_transcript(self, event: TranscriptEvent) -> None:
-        """Take a partial/final; older utterances and revisions are stale and ignored."""
+        """
+        Take a partial/final; older utterances and revisions are stale and ignored.
+
+        A restarted STT counts utterances from 0 again: a lower utterance id
+        produced *after* the latest event starts a new stream instead of
+        being dropped as stale.
+        """
         latest = self._latest
-        if latest is not None and (
+        if (latest is not None and event.utterance_id < latest.utterance_id
+                and event.stamp_ns > latest.stamp_ns):
+            self._stream += 1
+            self.stt_restarts += 1
+        elif latest is not None and (
                 event.utterance_id < latest.utterance_id
                 or (event.utterance_id == latest.utterance_id
                     and (latest.final or event.revision < latest.revision))):
@@ -80,7 +93,8 @@ class OracleScheduler:
         if event is None or not event.text.strip():
             return None
         started = self._started
-        same_utterance = started is not None and started.utterance_id == event.utterance_id
+        same_utterance = (started is not None and started.stream == self._stream
+                          and started.utterance_id == event.utterance_id)
         if same_utterance and started.final:
             return None
         heard = new_word_count(event.text, started.user_text if same_utterance else '')
@@ -95,5 +109,5 @@ class OracleScheduler:
         self._restarts.append(now)
         self._reply_id += 1
         self._started = Restart(self._reply_id, event.utterance_id, event.revision, event.text,
-                                event.final)
+                                event.final, self._stream)
         return self._started

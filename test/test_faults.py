@@ -1,0 +1,89 @@
+# Copyright 2026 kame_ros developers
+# SPDX-License-Identifier: Apache-2.0
+"""Faults: oracle and STT killed mid-conversation, restarted; the agent answers again."""
+import json
+import signal
+import time
+
+import numpy as np
+import pytest
+
+from kame_ros.audio.frames import AudioFrame
+from kame_ros.ros.audio_msg import frame_to_msg
+from kame_ros.ros.topics import FRONTEND_TEXT, MIC_AUDIO, STT_FINAL
+from speech_fixtures import hibari_speech
+
+pytest.importorskip('llama_cpp', reason='scripts/setup.sh installs llama-cpp-python')
+ORACLE = ('oracle', '--ros-args', '-p', 'backend:=llama_cpp')
+
+
+class Conversation:
+    """A live microphone (real-time frames) and an ear on what the agent says."""
+
+    def __init__(self, ros) -> None:
+        self.node = ros.node('user')
+        self.mic = self.node.create_publisher(MIC_AUDIO.msg_type, MIC_AUDIO.name, MIC_AUDIO.qos)
+        self.spoken: list[str] = []
+        self.node.create_subscription(FRONTEND_TEXT.msg_type, FRONTEND_TEXT.name,
+                                      lambda m: self.spoken.append(json.loads(m.data)['text']),
+                                      FRONTEND_TEXT.qos)
+        self.seq = 0
+        self.t0 = time.monotonic()
+
+    def wait_for_subscribers(self, topic: str, n: int, timeout: float = 120.0) -> None:
+        end = time.monotonic() + timeout
+        while self.node.count_subscribers(topic) < n:
+            assert time.monotonic() < end, f'{topic}: fewer than {n} subscribers'
+            time.sleep(0.1)
+        time.sleep(1.0)
+
+    def ask(self, question: str, expected: str | None, timeout: float = 30.0) -> None:
+        """Speak a question; wait until the agent says ``expected`` (None: any real reply)."""
+        audio = np.concatenate([hibari_speech(question), np.zeros(24000 * 2, np.int16)])
+        before = len(self.spoken)
+        for k in range(len(audio) // 1920):
+            frame = AudioFrame(self.seq, time.time_ns(), audio[k * 1920:(k + 1) * 1920])
+            self.mic.publish(frame_to_msg(frame, 'mic'))
+            self.seq += 1
+            time.sleep(0.08)
+        end = time.monotonic() + timeout
+
+        def answered() -> bool:
+            said = [s.strip() for s in self.spoken[before:]]
+            if expected is None:
+                return any(s and s != 'Okay.' for s in said)
+            return expected.lower() in ' '.join(said).lower()
+        while not answered():
+            self.keep_talking(end)
+
+    def keep_talking(self, end: float) -> None:
+        """Silence frames keep the front-end's output clock running while it answers."""
+        assert time.monotonic() < end, f'no answer; heard {self.spoken[-5:]}'
+        frame = AudioFrame(self.seq, time.time_ns(), np.zeros(1920, np.int16))
+        self.mic.publish(frame_to_msg(frame, 'mic'))
+        self.seq += 1
+        time.sleep(0.08)
+
+
+def test_nodes_restarted_mid_conversation(ros, processes):
+    talk = Conversation(ros)
+    stt = processes.start('stt')
+    oracle = processes.start(*ORACLE)
+    processes.start('frontend', '--ros-args', '-p', 'backend:=tts')
+    talk.wait_for_subscribers(MIC_AUDIO.name, 2)          # stt + frontend
+    talk.wait_for_subscribers(STT_FINAL.name, 1)          # oracle
+    talk.ask('What is the capital of France?', 'Paris')
+
+    oracle.send_signal(signal.SIGKILL)                    # the LLM node dies...
+    oracle.wait(10)
+    processes.start(*ORACLE)                              # ... and is restarted
+    talk.wait_for_subscribers(STT_FINAL.name, 1)
+    talk.ask('What is the capital of Japan?', 'Tokyo')
+
+    stt.send_signal(signal.SIGKILL)                       # the STT node dies...
+    stt.wait(10)
+    processes.start('stt')                                # ... and is restarted
+    talk.wait_for_subscribers(MIC_AUDIO.name, 2)
+    # SmolLM2-135M with the two earlier turns in its memory does not always get this one
+    # right; what matters here is that the restarted STT is heard and answered.
+    talk.ask('What color is the sky on a clear day?', None)
