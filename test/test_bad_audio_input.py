@@ -12,6 +12,7 @@ from kame_ros.audio.wav import read_wav_24k
 from kame_ros.nodes.wav_sink import WavSink
 from kame_ros.ros.topics import DIAGNOSTICS, SPEAKER_AUDIO
 from kame_ros.wire.audio import caps_string
+from polling import wait_for
 
 
 def msg(caps: str, data: bytes) -> CompressedImage:
@@ -19,15 +20,6 @@ def msg(caps: str, data: bytes) -> CompressedImage:
     m.format = caps
     m.data = data
     return m
-
-
-def wait_for(pred, timeout=10.0):
-    end = time.monotonic() + timeout
-    while time.monotonic() < end:
-        if pred():
-            return True
-        time.sleep(0.05)
-    return False
 
 
 def test_bad_frames_are_dropped_by_reason(ros, tmp_path):
@@ -38,7 +30,7 @@ def test_bad_frames_are_dropped_by_reason(ros, tmp_path):
     diags = []
     probe.create_subscription(DIAGNOSTICS.msg_type, DIAGNOSTICS.name, diags.append,
                               DIAGNOSTICS.qos)
-    assert wait_for(lambda: pub.get_subscription_count() > 0)
+    assert wait_for(lambda: pub.get_subscription_count() > 0, 10.0)
 
     def good(seq, v):
         return msg(caps_string(seq), np.full(FRAME_SAMPLES, v, np.int16).tobytes())
@@ -52,7 +44,8 @@ def test_bad_frames_are_dropped_by_reason(ros, tmp_path):
         time.sleep(0.01)
 
     counts = sink.input.drops.counts
-    assert wait_for(lambda: sink.input.received == 4 and counts['late'] == 1), dict(counts)
+    assert wait_for(lambda: sink.input.received == 4 and counts['late'] == 1, 10.0), \
+        dict(counts)
     assert dict(counts) == {'rate_mismatch': 1, 'odd_bytes': 1, 'empty': 1, 'oversized': 1,
                             'wrong_size': 1, 'bad_format': 1, 'duplicate': 1, 'lost': 1,
                             'late': 1}

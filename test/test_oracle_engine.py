@@ -12,6 +12,7 @@ from kame_ros.oracle.backends.hf import TransformersBackend
 from kame_ros.oracle.engine import OracleEngine
 from kame_ros.oracle.events import APPEND, DONE, RESET
 from kame_ros.stt.events import TranscriptEvent
+from polling import wait_for
 
 
 @pytest.fixture(scope='module')
@@ -25,15 +26,6 @@ def tiny_backend(tiny_llama):
 
 def transcript(text, utt=1, rev=0, final=False):
     return TranscriptEvent(utt, rev, text, final, 0, 0, time.time_ns())
-
-
-def wait_for(pred, timeout=20.0):
-    end = time.monotonic() + timeout
-    while time.monotonic() < end:
-        if pred():
-            return True
-        time.sleep(0.02)
-    return False
 
 
 def test_backend_streams_and_cancels(tiny_backend):
