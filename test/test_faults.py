@@ -65,6 +65,14 @@ class Conversation:
         time.sleep(0.08)
 
 
+def wait_active(processes, proc, line: str, timeout: float = 120.0) -> None:
+    end = time.monotonic() + timeout
+    while line not in processes.log(proc):
+        assert time.monotonic() < end, processes.log(proc)
+        time.sleep(0.1)
+    time.sleep(2.0)  # activation and DDS matching with the running nodes
+
+
 def test_nodes_restarted_mid_conversation(ros, processes):
     talk = Conversation(ros)
     stt = processes.start('stt')
