@@ -3,6 +3,7 @@
 """The oracle node over DDS: KAME's restart rules, ordering, bad input, a real answer."""
 import time
 
+import pytest
 from std_msgs.msg import String
 
 from kame_ros.oracle.events import APPEND, DONE
@@ -78,3 +79,24 @@ def test_embedded_default_answers_paris(ros, processes):
     assert drv.wait_for(lambda ev: any(e.kind == DONE for e in ev), 60)
     reply = drv.reply_text(1)
     assert 'Paris' in reply, reply
+
+
+def test_robot_context_reaches_the_next_prompt(ros, processes):
+    pytest.importorskip('llama_cpp', reason='scripts/setup.sh installs llama-cpp-python')
+    processes.start('oracle', '--ros-args', '-p', 'backend:=llama_cpp', '-p', 'max_turns:=0')
+    drv = OracleDriver(ros)
+    drv.wait_ready()
+
+    def ask(text, utterance):
+        drv.say(text, utterance, 0, final=True)
+        assert drv.wait_for(lambda ev: any(e.kind == DONE and e.utterance_id == utterance
+                                           for e in ev), 60)
+        reply_id = next(e.reply_id for e in drv.kinds() if e.utterance_id == utterance)
+        return drv.reply_text(reply_id)
+
+    drv.context.publish(String(data='battery at 15 percent'))
+    time.sleep(0.5)
+    assert '15' in ask('What is your battery level?', 1)
+    drv.context.publish(String(data='the robot is in the kitchen'))
+    time.sleep(0.5)
+    assert 'kitchen' in ask('Where are you?', 2).lower()
