@@ -10,6 +10,7 @@ list of devices that do exist, the one message a user needs to fix a config.
 from dataclasses import dataclass
 import os
 import sys
+import threading
 from typing import Callable
 
 from kame_ros.audio.frames import SAMPLE_RATE
@@ -121,3 +122,39 @@ def run_device_session(body: Callable[['SoundSystem'], None]) -> None:
         body(sound)
     finally:
         sound.close()
+
+
+class DeviceRetry:
+    """
+    Keep a device session running: reopen after every failure, until stopped.
+
+    A robot whose microphone is unplugged must say so once, clearly, and
+    come back by itself when it returns, without flooding its log: the first
+    failure and every 30th are reported through ``log_error``.
+    """
+
+    def __init__(self, what: str, retry_period_s: float,
+                 log_error: Callable[[str], None]) -> None:
+        """Name the device (``what``: "microphone", "speaker") for the messages."""
+        self.what = what
+        self.retry_period_s = retry_period_s
+        self.log_error = log_error
+        self.failures = 0
+        self.error = ''
+
+    def run(self, body: Callable[['SoundSystem'], None], stop: threading.Event) -> None:
+        """Run ``body`` in fresh PortAudio sessions until ``stop`` is set."""
+        while not stop.is_set():
+            try:
+                run_device_session(body)
+            except DeviceError as err:
+                self.failures += 1
+                self.error = str(err)
+                if self.failures == 1 or self.failures % 30 == 0:
+                    self.log_error(f'{self.what} unavailable (attempt {self.failures}, retrying '
+                                   f'every {self.retry_period_s:.1f} s): {err}')
+                stop.wait(self.retry_period_s)
+
+    def opened(self) -> None:
+        """Forget past failures: the device is open."""
+        self.failures, self.error = 0, ''

@@ -14,7 +14,7 @@ import time
 from rclpy.node import Node
 
 from kame_ros.audio.clock import SampleClock
-from kame_ros.audio.device import DeviceError, run_device_session, SoundSystem
+from kame_ros.audio.device import DeviceError, DeviceRetry, SoundSystem
 from kame_ros.audio.framer import FrameAssembler
 from kame_ros.audio.frames import float_to_int16, FRAME_NS, pcm_bytes_to_float, SAMPLE_RATE
 from kame_ros.audio.resample import StreamResampler
@@ -45,8 +45,7 @@ class AudioCapture(Node):
         self.frame_id = declare(self, 'frame_id', 'mic_link', 'Header frame_id of the frames')
         self.out = AudioOutput(self, MIC_AUDIO, self.frame_id, MIC_INFO, {'source': 'device'})
         self.state = 'starting'
-        self.error = ''
-        self.open_failures = 0
+        self.retry = DeviceRetry('microphone', self.retry_period_s, self.get_logger().error)
         self.nonfinite_samples = 0
         self._stop = threading.Event()
         self.diagnostics = Diagnostics(self, self._health)
@@ -54,19 +53,7 @@ class AudioCapture(Node):
         self._thread.start()
 
     def _run(self) -> None:
-        while not self._stop.is_set():
-            try:
-                run_device_session(self._capture)
-            except DeviceError as err:
-                self._fail(str(err))
-                self._stop.wait(self.retry_period_s)
-
-    def _fail(self, message: str) -> None:
-        self.open_failures += 1
-        self.state, self.error = 'error', message
-        if self.open_failures == 1 or self.open_failures % 30 == 0:
-            self.get_logger().error(f'microphone unavailable (attempt {self.open_failures}, '
-                                    f'retrying every {self.retry_period_s:.1f} s): {message}')
+        self.retry.run(self._capture, self._stop)
 
     def _capture(self, sound: SoundSystem) -> None:
         block = SAMPLE_RATE * self.block_ms // 1000
@@ -78,7 +65,8 @@ class AudioCapture(Node):
                                f'{opened.channels} ch')
         self.out.set_info({'source': 'device', 'device': opened.name,
                            'device_rate': opened.rate, 'device_channels': opened.channels})
-        self.state, self.error, self.open_failures = 'capturing', '', 0
+        self.state = 'capturing'
+        self.retry.opened()
         clock = SampleClock()
         try:
             while not self._stop.is_set():
@@ -97,9 +85,12 @@ class AudioCapture(Node):
             opened.stream.close()
 
     def _health(self) -> Health:
-        level = OK if self.state == 'capturing' else ERROR if self.state == 'error' else WARN
-        return Health(level, self.error or self.state,
-                      {'frames_published': self.out.seq, 'open_failures': self.open_failures,
+        if self.retry.error:
+            level, message = ERROR, self.retry.error
+        else:
+            level, message = (OK if self.state == 'capturing' else WARN), self.state
+        return Health(level, message,
+                      {'frames_published': self.out.seq, 'open_failures': self.retry.failures,
                        'nonfinite_samples': self.nonfinite_samples})
 
     def close(self) -> None:

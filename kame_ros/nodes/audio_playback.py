@@ -12,7 +12,7 @@ import threading
 
 from rclpy.node import Node
 
-from kame_ros.audio.device import DeviceError, run_device_session, SoundSystem
+from kame_ros.audio.device import DeviceError, DeviceRetry, SoundSystem
 from kame_ros.audio.frames import AudioFrame, float_to_int16, int16_to_float, SAMPLE_RATE
 from kame_ros.audio.jitter import JitterBuffer
 from kame_ros.audio.resample import StreamResampler
@@ -42,8 +42,7 @@ class AudioPlayback(Node):
                                       'Wait between attempts to (re)open the device', 0.1, 60.0)
         self.jitter = JitterBuffer(prefill=prefill, capacity=max(capacity, prefill))
         self.state = 'starting'
-        self.error = ''
-        self.open_failures = 0
+        self.retry = DeviceRetry('speaker', self.retry_period_s, self.get_logger().error)
         self._stop = threading.Event()
         self.input = AudioInput(self, SPEAKER_AUDIO, self._on_frame, ordered=False)
         self.diagnostics = Diagnostics(self, self._health)
@@ -56,22 +55,14 @@ class AudioPlayback(Node):
             self.get_logger().warning(f'speaker frame seq {frame.seq} dropped: {reason}')
 
     def _run(self) -> None:
-        while not self._stop.is_set():
-            try:
-                run_device_session(self._play)
-            except DeviceError as err:
-                self.open_failures += 1
-                self.state, self.error = 'error', str(err)
-                if self.open_failures == 1 or self.open_failures % 30 == 0:
-                    self.get_logger().error(f'speaker unavailable (attempt {self.open_failures}, '
-                                            f'retrying every {self.retry_period_s:.1f} s): {err}')
-                self._stop.wait(self.retry_period_s)
+        self.retry.run(self._play, self._stop)
 
     def _play(self, sound: SoundSystem) -> None:
         opened = sound.open_stream(self.device, False, self.device_rate, 1, 1920)
         resampler = StreamResampler(SAMPLE_RATE, opened.rate)
         self.get_logger().info(f'playing to {opened.name!r} at {opened.rate} Hz')
-        self.state, self.error, self.open_failures = 'playing', '', 0
+        self.state = 'playing'
+        self.retry.opened()
         try:
             while not self._stop.is_set():
                 frame = self.jitter.pop()
@@ -86,12 +77,12 @@ class AudioPlayback(Node):
 
     def _health(self) -> Health:
         stats = self.jitter.stats
-        level = ERROR if self.state == 'error' else OK if self.state == 'playing' else WARN
-        return Health(level, self.error or self.state, {
+        level = ERROR if self.retry.error else OK if self.state == 'playing' else WARN
+        return Health(level, self.retry.error or self.state, {
             'frames_played': stats.played, 'silence_frames': stats.silence,
-            'queued': len(self.jitter), 'open_failures': self.open_failures,
+            'queued': len(self.jitter), 'open_failures': self.retry.failures,
             **{f'jitter_{k}': v for k, v in stats.events.items()},
-            **{f'drop_{k}': v for k, v in self.input.drops.counts.items()}})
+            **self.input.drops.as_values()})
 
     def close(self) -> None:
         """Stop the device thread."""

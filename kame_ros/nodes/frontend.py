@@ -201,7 +201,7 @@ class FrontEndNode(LifecycleNode):
         if timeline is not None:
             values.update({f'oracle_{k}': v for k, v in vars(timeline.stats).items()})
         if hasattr(self, 'audio_in'):
-            values.update({f'drop_{k}': v for k, v in self.audio_in.drops.counts.items()})
+            values.update(self.audio_in.drops.as_values())
         budget = self.engine.budget
         level = WARN if budget.misses or budget.dropped else OK
         return Health(level, f'{budget.misses} deadline misses in {budget.frames} frames',

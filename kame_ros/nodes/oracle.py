@@ -137,7 +137,7 @@ class OracleNode(LifecycleNode):
                   'first_piece_ms_p50': f'{statistics.median(first) * 1e3:.0f}' if first else '',
                   'last_error': s.last_error}
         for text_in in self.inputs:
-            values.update({f'drop_{k}': v for k, v in text_in.drops.counts.items()})
+            values.update(text_in.drops.as_values())
         return Health(WARN if s.last_error else OK, s.last_error or 'ok', values)
 
     def close(self) -> None:

@@ -137,7 +137,7 @@ class SttNode(LifecycleNode):
             values.update({f'echo_{k}': round(v, 2) if isinstance(v, float) else v
                            for k, v in vars(self.echo.stats).items()})
         if hasattr(self, 'audio_in'):
-            values.update({f'drop_{k}': v for k, v in self.audio_in.drops.counts.items()})
+            values.update(self.audio_in.drops.as_values())
         return Health(WARN if self.worker.dropped else OK, 'ok', values)
 
     def close(self) -> None:

@@ -77,7 +77,7 @@ class WavSink(Node):
         self.get_logger().info(f'wrote {len(log)} frames to {self.path} and {log_path}')
 
     def _health(self) -> Health:
-        drops = {f'drop_{k}': v for k, v in self.input.drops.counts.items()}
+        drops = self.input.drops.as_values()
         return Health(WARN if drops else OK, f'{self.input.received} frames received',
                       {'frames_received': self.input.received, **drops})
 

@@ -33,6 +33,10 @@ class DropLedger:
             return True
         return False
 
+    def as_values(self) -> dict[str, int]:
+        """Counters as diagnostics key/values: drop_<reason>."""
+        return {f'drop_{reason}': n for reason, n in self.counts.items()}
+
     @property
     def total(self) -> int:
         """All drops of all reasons."""
