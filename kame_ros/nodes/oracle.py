@@ -6,6 +6,11 @@ oracle: KAME's back-end node, transcripts + robot context in, oracle stream out.
 A lifecycle node: the model loads in ``configure`` (with progress in the
 log), generation runs in ``active``. All LLM work happens on the engine's
 threads, so a slow, hung or dead backend never blocks this node's callbacks.
+With an ``intents`` allowlist it also proposes robot commands for final
+utterances on ``agent/intents`` (kame_ros.oracle.intents), scored on their
+own worker thread by a float copy of the model: int8 dynamic quantization
+moves per-token log-probabilities by about a nat, more than the margin the
+decision rests on (measured: int8 sent "Open the front door." to stop()).
 """
 import statistics
 
@@ -13,20 +18,23 @@ from rclpy.lifecycle import LifecycleNode, LifecycleState, TransitionCallbackRet
 from std_msgs.msg import String
 
 from kame_ros.oracle.backends.base import BackendError
-from kame_ros.oracle.backends.factory import BACKENDS, make_backend
+from kame_ros.oracle.backends.factory import BACKENDS, embedded_model_path, make_backend
 from kame_ros.oracle.engine import OracleEngine
 from kame_ros.oracle.events import OracleEvent
+from kame_ros.oracle.intents import IntentProposer, parse_allowlist
 from kame_ros.oracle.prompt import PromptBuilder, SYSTEM_PROMPT
 from kame_ros.oracle.scheduler import OracleScheduler, SchedulerConfig
 from kame_ros.ros.diagnostics import Diagnostics, ERROR, Health, OK, WARN
+from kame_ros.ros.frame_worker import FrameWorker
 from kame_ros.ros.lifecycle import enable_autostart
-from kame_ros.ros.params import declare
+from kame_ros.ros.params import declare, declare_strings
 from kame_ros.ros.spin import run_nodes
 from kame_ros.ros.text_io import TextInput, TextOutput
-from kame_ros.ros.topics import ORACLE_EVENTS, ROBOT_CONTEXT, STT_FINAL, STT_PARTIAL
+from kame_ros.ros.topics import INTENTS, ORACLE_EVENTS, ROBOT_CONTEXT, STT_FINAL, STT_PARTIAL
 from kame_ros.stt.events import FINAL, PARTIAL, TranscriptEvent
 
 MAX_CONTEXT_CHARS = 2000
+MAX_INTENT_QUEUE = 4
 
 
 class OracleNode(LifecycleNode):
@@ -63,9 +71,20 @@ class OracleNode(LifecycleNode):
             declare(self, 'min_new_words', 2, 'New words that restart the reply', 1, 100),
             declare(self, 'max_restarts', 5, 'Most restarts per window', 1, 100),
             declare(self, 'restart_window_s', 2.0, 'Window of the restart limit', 0.1, 60.0))
+        self.intent_entries = declare_strings(
+            self, 'intents', "Allowlisted robot commands, 'name(arg) = description' each, e.g. "
+            "'navigate_to(kitchen) = go to the kitchen'; unset = no intents")
+        self.intent_min_score = declare(self, 'intent_min_score', 1.5,
+                                        'How clearly (nats/token above a neutral sentence) '
+                                        'the LLM must prefer a command to publish it', 0.0, 10.0)
         self.engine: OracleEngine | None = None
+        self.intents: IntentProposer | None = None
+        self.intent_worker: FrameWorker[TranscriptEvent] | None = None
+        self.intent_counts = {'published': 0, 'below_threshold': 0, 'errors': 0}
+        self.robot_context = ''
         self.error = ''
         self.events_out = TextOutput(self, ORACLE_EVENTS, lifecycle=True)
+        self.intents_out = TextOutput(self, INTENTS, lifecycle=True)
         self.diagnostics = Diagnostics(self, self._health)
         enable_autostart(self)
 
@@ -76,7 +95,8 @@ class OracleNode(LifecycleNode):
                                    self.threads, self.base_url, self.api_key_env,
                                    self.timeout_s, self.max_retries)
             backend.load(lambda step: self.get_logger().info(f'[{backend.name}] {step}'))
-        except BackendError as err:
+            self._configure_intents()
+        except (BackendError, ValueError) as err:
             self.error = str(err)
             self.get_logger().error(f'cannot configure the oracle: {err}')
             return TransitionCallbackReturn.FAILURE
@@ -92,26 +112,66 @@ class OracleNode(LifecycleNode):
                                  ROBOT_CONTEXT.qos)
         return super().on_configure(state)
 
+    def _configure_intents(self) -> None:
+        """Parse the allowlist (a typo fails configure) and load the scoring model."""
+        if not self.intent_entries:
+            return
+        allowlist = parse_allowlist(self.intent_entries)
+        model = self.model if self.backend_kind != 'openai' and self.model \
+            else embedded_model_path()
+        scorer = make_backend('transformers', model, 'none', self.threads)
+        scorer.load(lambda step: self.get_logger().info(f'[intents] {step}'))
+        self.intents = IntentProposer(scorer, allowlist, self.intent_min_score)
+        self.intent_worker = FrameWorker('oracle-intents', self._propose, MAX_INTENT_QUEUE)
+        self.get_logger().info('intents allowed: '
+                               + ', '.join(spec.command for spec in allowlist))
+
     def on_activate(self, state: LifecycleState) -> TransitionCallbackReturn:
-        """Start the scheduler's poller."""
+        """Start the scheduler's poller (and the intent worker)."""
         self.engine.start()
+        if self.intent_worker is not None:
+            self.intent_worker.start()
         self.get_logger().info('oracle active')
         return super().on_activate(state)
 
     def on_deactivate(self, state: LifecycleState) -> TransitionCallbackReturn:
         """Stop polling and cancel the running reply."""
         self.engine.stop()
+        if self.intent_worker is not None:
+            self.intent_worker.stop()
         return super().on_deactivate(state)
 
     def on_cleanup(self, state: LifecycleState) -> TransitionCallbackReturn:
         """Release the model."""
         self.engine.backend.close()
         self.engine = None
+        if self.intents is not None:
+            self.intents.backend.close()
+            self.intents = self.intent_worker = None
         return TransitionCallbackReturn.SUCCESS
 
     def _on_transcript(self, event: TranscriptEvent) -> None:
         if self.engine is not None:
             self.engine.submit(event)
+        if event.final and self.intent_worker is not None:
+            self.intent_worker.put(event)
+
+    def _propose(self, event: TranscriptEvent) -> None:
+        """Score the allowlist for one final utterance (intent worker thread)."""
+        try:
+            intent = self.intents.propose(event.text, event.utterance_id,
+                                          self.robot_context)
+        except BackendError as err:
+            self.intent_counts['errors'] += 1
+            self.get_logger().error(f'intent scoring failed: {err}')
+            return
+        if intent is None:
+            self.intent_counts['below_threshold'] += 1
+            return
+        self.intent_counts['published'] += 1
+        self.get_logger().info(f'intent {intent.spec.command} (score {intent.score:.2f}) '
+                               f'for {event.text!r}')
+        self.intents_out.publish('intent', intent.payload())
 
     def _on_context(self, msg: String) -> None:
         if self.engine is None:
@@ -121,6 +181,7 @@ class OracleNode(LifecycleNode):
             self.get_logger().warning(f'robot context dropped ({len(text)} chars, must be '
                                       f'printable and <= {MAX_CONTEXT_CHARS})')
             return
+        self.robot_context = text
         self.engine.set_context(text)
 
     def _publish(self, event: OracleEvent) -> None:
@@ -138,12 +199,17 @@ class OracleNode(LifecycleNode):
                   'last_error': s.last_error}
         for text_in in self.inputs:
             values.update(text_in.drops.as_values())
+        if self.intent_worker is not None:
+            values.update({f'intents_{k}': v for k, v in self.intent_counts.items()})
+            values['intents_dropped'] = self.intent_worker.dropped
         return Health(WARN if s.last_error else OK, s.last_error or 'ok', values)
 
     def close(self) -> None:
         """Stop generation threads before the node goes away."""
         if self.engine is not None:
             self.engine.stop()
+        if self.intent_worker is not None:
+            self.intent_worker.stop()
 
 
 def main(args: list[str] | None = None) -> None:

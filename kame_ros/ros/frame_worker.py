@@ -1,7 +1,7 @@
 # Copyright 2026 kame_ros developers
 # SPDX-License-Identifier: Apache-2.0
 """
-A bounded queue of audio frames served by one worker thread.
+A bounded queue of work items (audio frames, transcripts) served by one worker thread.
 
 Subscription callbacks only enqueue, so a slow model never stalls the
 executor; when the worker falls behind, the oldest frames are dropped
@@ -11,16 +11,16 @@ conversation.
 """
 import collections
 import threading
-from typing import Callable
+from typing import Callable, Generic, TypeVar
 
-from kame_ros.audio.frames import AudioFrame
+Item = TypeVar('Item')
 
 
-class FrameWorker:
-    """Process frames in arrival order on a dedicated thread."""
+class FrameWorker(Generic[Item]):
+    """Process items in arrival order on a dedicated thread."""
 
-    def __init__(self, name: str, process: Callable[[AudioFrame], None], max_queue: int,
-                 on_drop: Callable[[AudioFrame], None] | None = None) -> None:
+    def __init__(self, name: str, process: Callable[[Item], None], max_queue: int,
+                 on_drop: Callable[[Item], None] | None = None) -> None:
         """``process`` runs on the worker thread; ``on_drop`` on the caller's."""
         self.name = name
         self.process = process
@@ -28,12 +28,12 @@ class FrameWorker:
         self.on_drop = on_drop
         self.received = 0
         self.dropped = 0
-        self._queue: collections.deque[AudioFrame] = collections.deque()
+        self._queue: collections.deque[Item] = collections.deque()
         self._wake = threading.Condition()
         self._stop = threading.Event()
         self._thread: threading.Thread | None = None
 
-    def put(self, frame: AudioFrame) -> None:
+    def put(self, frame: Item) -> None:
         """Enqueue one frame (any thread); drops the oldest beyond ``max_queue``."""
         with self._wake:
             self.received += 1

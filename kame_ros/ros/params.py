@@ -10,7 +10,9 @@ run time are refused by rcl instead of reaching the audio loop.
 from typing import Any
 
 from rcl_interfaces.msg import FloatingPointRange, IntegerRange, ParameterDescriptor
+from rclpy.exceptions import ParameterUninitializedException
 from rclpy.node import Node
+from rclpy.parameter import Parameter
 
 
 def declare(node: Node, name: str, default: Any, description: str,
@@ -28,3 +30,18 @@ def declare(node: Node, name: str, default: Any, description: str,
             descriptor.floating_point_range = [FloatingPointRange(
                 from_value=float(low), to_value=float(high), step=0.0)]
     return node.declare_parameter(name, default, descriptor).value
+
+
+def declare_strings(node: Node, name: str, description: str) -> list[str]:
+    """
+    Declare a string-array parameter that may be left unset (then ``[]``).
+
+    An empty list default would be typed as a byte array by rclpy and
+    refuse the YAML's list of strings, so the type is declared explicitly.
+    """
+    node.declare_parameter(name, Parameter.Type.STRING_ARRAY,
+                           ParameterDescriptor(description=description))
+    try:
+        return list(node.get_parameter(name).value)
+    except ParameterUninitializedException:
+        return []

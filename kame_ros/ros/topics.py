@@ -11,6 +11,8 @@ QoS is chosen per kind of data (see README "Topics"):
   publisher. A BEST_EFFORT subscriber (a monitor over Wi-Fi) still matches.
 * text events: RELIABLE, KEEP_LAST 100, VOLATILE: every transcript revision
   and oracle event matters, nothing is worth replaying to a late joiner.
+* intents (``agent/intents``): text QoS; VOLATILE matters most here: a
+  behaviour stack that starts late must never act on a stale command.
 * static/latched state: RELIABLE, KEEP_LAST 1, TRANSIENT_LOCAL, so a node
   that starts later still learns the current value.
 """
@@ -55,6 +57,7 @@ ORACLE_EVENTS = Topic('oracle/events', String, TEXT_QOS)
 ROBOT_CONTEXT = Topic('robot/context', String, LATCHED_QOS)
 FRONTEND_TEXT = Topic('frontend/text', String, TEXT_QOS)
 AGENT_SPEAKING = Topic('agent/speaking', Bool, LATCHED_QOS)
+INTENTS = Topic('agent/intents', String, TEXT_QOS)
 SAY = Topic('agent/say', String, TEXT_QOS)
 SAY_DONE = Topic('agent/say/done', String, TEXT_QOS)
 AGENT_ENABLED = Topic('agent/enabled', Bool, LATCHED_QOS)

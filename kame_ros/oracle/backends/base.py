@@ -32,5 +32,16 @@ class LLMBackend(ABC):
                cancel: threading.Event) -> Iterator[str]:
         """Yield reply text pieces until done, ``max_tokens`` or ``cancel``."""
 
+    def score(self, messages: Messages, prefix: str, continuations: list[str]) -> list[float]:
+        """
+        Mean log-probability per token of each continuation after the prompt and ``prefix``.
+
+        Scoring fixed texts is how intents stay inside the allowlist (see
+        kame_ros.oracle.intents); a backend that cannot read its model's
+        probabilities says so clearly.
+        """
+        raise BackendError(f'the {self.name} backend cannot score text; intents need the '
+                           'transformers backend')
+
     def close(self) -> None:
         """Release the model or connection."""

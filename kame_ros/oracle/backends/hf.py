@@ -122,3 +122,21 @@ class TransformersBackend(LLMBackend):
             worker.join(timeout=30)
         if errors:
             raise BackendError(f'generation failed: {errors[0]}') from errors[0]
+
+    def score(self, messages: Messages, prefix: str, continuations: list[str]) -> list[float]:
+        """Mean token log-probability of each continuation (one forward pass each)."""
+        import torch
+        if self.model is None:
+            raise BackendError('backend not loaded')
+        prompt = self.tokenizer.apply_chat_template(messages, add_generation_prompt=True,
+                                                    tokenize=False) + prefix
+        prompt_ids = self.tokenizer(prompt, return_tensors='pt').input_ids
+        scores = []
+        with self._busy, torch.inference_mode():
+            for text in continuations:
+                ids = self.tokenizer(text, return_tensors='pt',
+                                     add_special_tokens=False).input_ids
+                both = torch.cat([prompt_ids, ids], dim=1)
+                logp = self.model(both).logits[0, prompt_ids.shape[1] - 1:-1].log_softmax(-1)
+                scores.append(logp.gather(1, ids[0, :, None]).mean().item())
+        return scores
