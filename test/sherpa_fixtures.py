@@ -22,8 +22,16 @@ CHUNK, LEFT, SUB, RIGHT = 16, 4, 4, 6
 HEAD, BLOCKS, OUT, KERNEL = 2, 1, 8, 3
 
 
-def build_wenet_ctc(directory: Path, blank_logit: float = 2.0) -> Path:
-    """Write model.onnx and tokens.txt; returns the directory."""
+def build_wenet_ctc(directory: Path, blank_logit: float = 2.0,
+                    position_limit: int | None = None) -> Path:
+    """
+    Write model.onnx and tokens.txt; returns the directory.
+
+    ``position_limit`` gives the model a positional table of that many
+    entries indexed by ``offset``, like a real WeNet model's fixed-size
+    positional encoding: decoding fails in onnxruntime once a stream runs
+    past it (a genuine run-time engine failure, for fault drills).
+    """
     import onnx
     from onnx import helper, TensorProto
     directory.mkdir(parents=True, exist_ok=True)
@@ -60,11 +68,16 @@ def build_wenet_ctc(directory: Path, blank_logit: float = 2.0) -> Path:
     nodes = [
         helper.make_node('Slice', ['chunk', 'starts', 'ends', 'axes', 'steps'], ['sub']),
         helper.make_node('MatMul', ['sub', 'W'], ['mm']),
-        helper.make_node('Add', ['mm', 'b'], ['logits']),
+        helper.make_node('Add', ['mm', 'b'], ['logits' if position_limit is None else 'raw']),
         helper.make_node('LogSoftmax', ['logits'], ['log_probs'], axis=-1),
         helper.make_node('Identity', ['att_cache'], ['r_att_cache']),
         helper.make_node('Identity', ['cnn_cache'], ['r_cnn_cache']),
     ]
+    if position_limit is not None:
+        init.append(helper.make_tensor('positions', TensorProto.FLOAT, [position_limit],
+                                       np.zeros(position_limit, np.float32)))
+        nodes[3:3] = [helper.make_node('Gather', ['positions', 'offset'], ['position']),
+                      helper.make_node('Add', ['raw', 'position'], ['logits'])]
     graph = helper.make_graph(nodes, 'toy_wenet_ctc', inputs, outputs, init)
     model = helper.make_model(graph, opset_imports=[helper.make_opsetid('', 13)])
     model.ir_version = 8

@@ -1,6 +1,6 @@
 # Copyright 2026 kame_ros developers
 # SPDX-License-Identifier: Apache-2.0
-"""Faults: oracle and STT killed mid-conversation, restarted; the agent answers again."""
+"""Faults: nodes killed and restarted, the STT engine failing at run time; answers resume."""
 import json
 import signal
 import time
@@ -11,6 +11,7 @@ import pytest
 from kame_ros.audio.frames import AudioFrame
 from kame_ros.ros.audio_msg import frame_to_msg
 from kame_ros.ros.topics import FRONTEND_TEXT, MIC_AUDIO, STT_FINAL
+from sherpa_fixtures import band_tone_hz, build_wenet_ctc
 from speech_fixtures import hibari_speech
 
 pytest.importorskip('llama_cpp', reason='scripts/setup.sh installs llama-cpp-python')
@@ -39,7 +40,11 @@ class Conversation:
 
     def ask(self, question: str, expected: str | None, timeout: float = 30.0) -> None:
         """Speak a question; wait until the agent says ``expected`` (None: any real reply)."""
-        audio = np.concatenate([hibari_speech(question), np.zeros(24000 * 2, np.int16)])
+        self.speak(hibari_speech(question), expected, timeout)
+
+    def speak(self, audio: np.ndarray, expected: str | None, timeout: float = 30.0) -> None:
+        """Play ``audio`` in real time, then wait for the agent's answer."""
+        audio = np.concatenate([audio, np.zeros(24000 * 2, np.int16)])
         before = len(self.spoken)
         for k in range(len(audio) // 1920):
             frame = AudioFrame(self.seq, time.time_ns(), audio[k * 1920:(k + 1) * 1920])
@@ -95,3 +100,32 @@ def test_nodes_restarted_mid_conversation(ros, processes):
     # SmolLM2-135M with the two earlier turns in its memory does not always get this one
     # right; what matters here is that the restarted STT is heard and answered.
     talk.ask('What color is the sky on a clear day?', None)
+
+
+def tone(token: str, seconds: float) -> np.ndarray:
+    t = np.arange(int(24000 * seconds)) / 24000
+    return (8000 * np.sin(2 * np.pi * band_tone_hz(token) * t)).astype(np.int16)
+
+
+def test_stt_engine_failure_is_survived_and_rebuilt(ros, processes, tmp_path):
+    # A model whose positional table lasts ~4.5 s of one stream, as a real WeNet model's does
+    # (longer): a 10 s utterance makes onnxruntime fail inside sherpa-onnx's decode.
+    model = build_wenet_ctc(tmp_path / 'model', position_limit=200)
+    talk = Conversation(ros)
+    finals = []
+    talk.node.create_subscription(STT_FINAL.msg_type, STT_FINAL.name,
+                                  lambda m: finals.append(json.loads(m.data)), STT_FINAL.qos)
+    stt = processes.start('stt', '--ros-args', '-p', 'engine:=sherpa_onnx',
+                          '-p', f'model:={model}', '-p', 'echo_cancel:=false')
+    processes.start(*ORACLE)
+    processes.start('frontend', '--ros-args', '-p', 'backend:=tts')
+    talk.wait_for_subscribers(MIC_AUDIO.name, 2)
+    talk.wait_for_subscribers(STT_FINAL.name, 2)          # oracle + this test
+    talk.speak(tone('B', 1.5), None)
+    assert [f['text'] for f in finals] == ['B']
+    talk.speak(tone('C', 10.0), None)                     # the engine fails mid-utterance
+    log = processes.log(stt)
+    assert 'engine failed: RuntimeError' in log and 'out of data bounds' in log, log
+    assert 'engine rebuilt after failure 1' in log, log
+    talk.speak(tone('D', 1.5), None)                      # heard and answered again
+    assert finals[-1]['text'] == 'D', finals

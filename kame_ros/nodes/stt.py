@@ -6,8 +6,15 @@ stt: streaming speech-to-text for the oracle, partials while the user speaks.
 A lifecycle node: the engine loads in ``configure``. Microphone frames are
 queued by the subscription callback and fed to the engine on a worker
 thread (bounded queue: under overload the oldest frames are dropped and
-counted, the recognizer never stalls the executor).
+counted, the recognizer never stalls the executor). An engine that fails
+at run time (an exception from the recognizer: a model's position table
+exhausted by a long stream, a GPU error) is dropped and rebuilt from its
+files on the worker thread, retried every ``engine_retry_s`` while that
+fails; frames heard meanwhile are counted as ``engine_down`` drops. The
+front-end does not depend on this node, so the robot keeps talking.
 """
+import time
+
 from rclpy.lifecycle import LifecycleNode, LifecycleState, TransitionCallbackReturn
 from std_msgs.msg import Bool
 
@@ -54,8 +61,15 @@ class SttNode(LifecycleNode):
                                    "Remove the robot's own voice (audio/speaker) from the mic")
         self.echo_max_delay_s = declare(self, 'echo_max_delay_s', 0.5,
                                         'Longest speaker-to-mic delay searched', 0.05, 2.0)
+        self.engine_retry_s = declare(self, 'engine_retry_s', 2.0,
+                                      'Wait between attempts to rebuild a failed engine',
+                                      0.1, 60.0)
         self.echo = EchoCanceller(self.echo_max_delay_s) if self.echo_cancel else None
         self.engine = None
+        self.engine_failures = 0
+        self.last_failure = ''
+        self.engine_down_drops = 0
+        self._retry_at: float | None = None
         self.error = ''
         self.listening = True
         self.partials = 0
@@ -70,23 +84,27 @@ class SttNode(LifecycleNode):
         self.diagnostics = Diagnostics(self, self._health)
         enable_autostart(self)
 
+    def _build_engine(self) -> None:
+        """Create and load the configured engine (raises SttError)."""
+        if self.engine_kind == 'whisper':
+            engine = WhisperStt(self._emit, self.model, self.partial_interval_s,
+                                self.end_silence_s, self.max_utterance_s, self.threads)
+        elif self.engine_kind == 'sherpa_onnx':
+            engine = SherpaStt(self._emit, self.model, self.model_type, self.threads,
+                               self.end_silence_s, self.max_utterance_s)
+        else:
+            raise SttError(f'unknown engine {self.engine_kind!r}; one of {ENGINES}')
+        engine.load(lambda step: self.get_logger().info(f'[{self.engine_kind}] {step}'))
+        self.engine, self.error = engine, ''
+
     def on_configure(self, state: LifecycleState) -> TransitionCallbackReturn:
         """Build and load the engine."""
         try:
-            if self.engine_kind == 'whisper':
-                self.engine = WhisperStt(self._emit, self.model, self.partial_interval_s,
-                                         self.end_silence_s, self.max_utterance_s, self.threads)
-            elif self.engine_kind == 'sherpa_onnx':
-                self.engine = SherpaStt(self._emit, self.model, self.model_type, self.threads,
-                                        self.end_silence_s, self.max_utterance_s)
-            else:
-                raise SttError(f'unknown engine {self.engine_kind!r}; one of {ENGINES}')
-            self.engine.load(lambda step: self.get_logger().info(f'[{self.engine_kind}] {step}'))
+            self._build_engine()
         except SttError as err:
             self.engine, self.error = None, str(err)
             self.get_logger().error(f'cannot configure the STT: {err}')
             return TransitionCallbackReturn.FAILURE
-        self.error = ''
         self.audio_in = AudioInput(self, MIC_AUDIO, self.worker.put)
         self.create_subscription(AGENT_ENABLED.msg_type, AGENT_ENABLED.name,
                                  lambda msg: setattr(self, 'listening', msg.data),
@@ -110,10 +128,40 @@ class SttNode(LifecycleNode):
             return
         if self.echo is not None:
             frame = self.echo.process(frame)
-        speaking = self.engine.accept(frame)
+        if self._retry_at is not None and not self._rebuild():
+            self.engine_down_drops += 1
+            return
+        try:
+            speaking = self.engine.accept(frame)
+        except Exception as err:  # noqa: B902 - any recognizer failure is survived
+            self._engine_failed(err)
+            speaking = False
         if speaking != self._speaking:
             self._speaking = speaking
             self.speaking_pub.publish(Bool(data=speaking))
+
+    def _engine_failed(self, err: Exception) -> None:
+        """Drop the failed engine; the worker rebuilds it at the next frame."""
+        self.engine_failures += 1
+        self.error = self.last_failure = f'engine failed: {type(err).__name__}: {err}'
+        self.get_logger().error(f'{self.error} (failure {self.engine_failures}); rebuilding')
+        self.engine.close()
+        self._retry_at = time.monotonic()
+
+    def _rebuild(self) -> bool:
+        """Try to rebuild the engine when a retry is due; returns whether it is back."""
+        if time.monotonic() < self._retry_at:
+            return False
+        try:
+            self._build_engine()
+        except SttError as err:
+            self.error = f'engine down: {err}'
+            self.get_logger().error(f'{self.error}; next try in {self.engine_retry_s:.1f} s')
+            self._retry_at = time.monotonic() + self.engine_retry_s
+            return False
+        self._retry_at = None
+        self.get_logger().info(f'engine rebuilt after failure {self.engine_failures}')
+        return True
 
     def _emit(self, event: TranscriptEvent) -> None:
         out = self.final_out if event.final else self.partial_out
@@ -127,6 +175,8 @@ class SttNode(LifecycleNode):
         if self.engine is None:
             return Health(ERROR if self.error else WARN, self.error or 'not configured')
         values = {'engine': self.engine_kind, 'listening': self.listening,
+                  'engine_up': self._retry_at is None, 'engine_failures': self.engine_failures,
+                  'drop_engine_down': self.engine_down_drops,
                   'partials': self.partials, 'finals': self.finals,
                   'queue_drops': self.worker.dropped, 'queued': len(self.worker)}
         if isinstance(self.engine, WhisperStt):
@@ -138,6 +188,10 @@ class SttNode(LifecycleNode):
                            for k, v in vars(self.echo.stats).items()})
         if hasattr(self, 'audio_in'):
             values.update(self.audio_in.drops.as_values())
+        if self._retry_at is not None:
+            return Health(ERROR, self.error, values)
+        if self.engine_failures:
+            return Health(WARN, f'recovered; last {self.last_failure}', values)
         return Health(WARN if self.worker.dropped else OK, 'ok', values)
 
     def close(self) -> None:
