@@ -54,8 +54,11 @@ def build_input(path: Path, questions: list) -> list[tuple[float, float]]:
     from kame_ros.audio.frames import float_to_int16
     tts = Hibari()
     pieces, spans, t = [np.zeros(int(LEAD_S * 24000), np.int16)], [], LEAD_S
+    voiced: dict[str, np.ndarray] = {}
     for question, _ in questions:
-        speech, _ = float_to_int16(tts(question, seed=0))
+        if question not in voiced:
+            voiced[question] = float_to_int16(tts(question, seed=0))[0]
+        speech = voiced[question]
         spans.append((t, t + len(speech) / 24000))
         pieces += [speech, np.zeros(int(ANSWER_WINDOW_S * 24000), np.int16)]
         t += len(speech) / 24000 + ANSWER_WINDOW_S
