@@ -2,7 +2,8 @@
 # Prepared GPU benchmark (any CUDA machine): a Moshi-7B-shaped front-end step with random
 # weights, upstream LMGen vs this package's KAME front-end (oracle on every frame), with
 # full-size Mimi, bf16, CUDA graphs (LMGen enables them on CUDA). Writes to ${OUT:-out}.
-# Needs a CUDA torch; installs only moshi (no deps) and the few modules it imports.
+# Needs a CUDA torch; installs only moshi (no deps), the few modules it imports and
+# onnxruntime-gpu for the exported-runtime rows.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 PY=${PYTHON:-python3}
@@ -12,3 +13,9 @@ $PY -m pip install -q einops sentencepiece safetensors soxr matplotlib pyyaml 2>
 nvidia-smi --query-gpu=name,memory.total,clocks.max.sm --format=csv || true
 PYTHONPATH=$PWD $PY -m kame_ros.bench.frontend --device cuda --dtype bfloat16 --full-mimi \
   --sizes large moshi7b --frames "${FRAMES:-200}" --out "${OUT:-out}/bench_frontend_gpu"
+# The exported front-end on CUDA/TensorRT (onnxruntime-gpu; TensorRT provider when present):
+# torch (cuda) vs onnxruntime with the best provider, same random-weight model, same run.
+$PY -m pip install -q onnx onnxscript==0.7.2 onnxruntime-gpu 2>&1 | tail -1 || true
+$PY -c "import onnxruntime as o; print('onnxruntime', o.__version__, o.get_available_providers())"
+PYTHONPATH=$PWD $PY -m kame_ros.bench.export --device cuda --fp16 --sizes small large \
+  --frames "${FRAMES:-200}" --out "${OUT:-out}/bench_export_gpu"

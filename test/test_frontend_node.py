@@ -58,7 +58,8 @@ def oracle_publisher(ros):
     return pub, send, texts
 
 
-def test_moshi_frontend_frames_out_equal_frames_in(ros, processes, tmp_path, kame_dir):
+@pytest.mark.parametrize('runtime', ['torch', 'onnx'])
+def test_moshi_frontend_frames_out_equal_frames_in(ros, processes, tmp_path, kame_dir, runtime):
     pub, send, texts = oracle_publisher(ros)
 
     def talk():
@@ -67,11 +68,14 @@ def test_moshi_frontend_frames_out_equal_frames_in(ros, processes, tmp_path, kam
         send([OracleEvent('oracle.reset', 1, 1, 0, final=True),
               OracleEvent('oracle.append', 1, 1, 0, 'paris is the capital '),
               OracleEvent('oracle.done', 1, 1, 0, status='complete')])
-    seqs, _ = run_pipeline(ros, processes, tmp_path, ['-p', f'checkpoint:={kame_dir}'], 4.0,
-                           talk)
+    args = ['-p', f'checkpoint:={kame_dir}', '-p', f'runtime:={runtime}',
+            '-p', f'onnx_dir:={tmp_path / "onnx"}']
+    seqs, _ = run_pipeline(ros, processes, tmp_path, args, 4.0, talk)
     n_in = int(np.ceil(24000 * 4.0 / 1920))
     assert seqs == list(range(n_in)), 'one output frame per input frame, in order'
     assert texts, 'inner-monologue text published on frontend/text'
+    assert (tmp_path / 'onnx' / 'manifest.json').exists() == (runtime == 'onnx'), \
+        'the onnx runtime exports its graphs on first use'
 
 
 def test_tts_frontend_speaks_the_final_reply(ros, processes, tmp_path):

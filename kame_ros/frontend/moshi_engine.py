@@ -61,8 +61,13 @@ class MoshiFrontEnd:
 
     def __init__(self, models: FrontEndModels, mode: str = 'auto',
                  sampling: SamplingConfig = SamplingConfig(), seed: int = 0,
-                 guide_min_ready_tokens: int = 3) -> None:
-        """Pick the oracle mode: kame needs oracle_emb; auto = kame if present, else guided."""
+                 guide_min_ready_tokens: int = 3, exported=None) -> None:
+        """
+        Pick the oracle mode: kame needs oracle_emb; auto = kame if present, else guided.
+
+        ``exported`` (an ExportedFrontEnd of the same checkpoint) runs Mimi
+        and the LM steps on onnxruntime instead of torch.
+        """
         from moshi.models.lm import LMGen
         if mode not in MODES:
             raise ValueError(f'mode must be one of {MODES}, got {mode!r}')
@@ -71,6 +76,8 @@ class MoshiFrontEnd:
         if mode == 'kame' and not models.is_kame:
             raise ValueError('mode kame needs a KAME checkpoint (with oracle_emb)')
         self.models = models
+        self.exported = exported
+        self.codec = exported if exported is not None else models.mimi
         self.mode = mode
         self.seed = seed
         lm = models.lm
@@ -105,6 +112,9 @@ class MoshiFrontEnd:
         stack = ExitStack()
         stack.enter_context(self.models.mimi.streaming(1))
         stack.enter_context(self.lm_gen.streaming(1))
+        if self.exported is not None:
+            self.exported.reset()
+            self.exported.attach(self.lm_gen)
         if self.mode == 'kame':
             lm = self.models.lm
             self._oracle_sum = torch.zeros(1, 1, lm.dim, device=lm.device, dtype=lm.dtype)
@@ -193,9 +203,9 @@ class MoshiFrontEnd:
         if self._streaming is None:
             raise RuntimeError('call start() first')
         t0 = time.perf_counter()
-        mimi, lm = self.models.mimi, self.models.lm
+        lm = self.models.lm
         x = torch.from_numpy(int16_to_float(pcm)).to(lm.device)[None, None]
-        codes = mimi.encode(x)
+        codes = self.codec.encode(x)
         oracle_token = self.timeline.advance()
         if self._oracle_sum is not None:
             if oracle_token is None:
@@ -211,7 +221,7 @@ class MoshiFrontEnd:
                     and text_token < self._vocab_size
                     and not self.models.tokenizer.is_control(text_token)):
                 text = self.models.tokenizer.id_to_piece(text_token).replace('\u2581', ' ')
-            audio = mimi.decode(tokens[:, 1:])
+            audio = self.codec.decode(tokens[:, 1:])
             out_pcm, _ = float_to_int16(audio[0, 0].float().cpu().numpy()[:FRAME_SAMPLES])
         compute_ms = (time.perf_counter() - t0) * 1e3
         self.budget.record(compute_ms)

@@ -13,6 +13,7 @@ oldest queued input frames are dropped (counted) to keep latency bounded:
 every frame's compute time and deadline misses go to /diagnostics.
 """
 import json
+from pathlib import Path
 
 import numpy as np
 from rclpy.lifecycle import LifecycleNode, LifecycleState, TransitionCallbackReturn
@@ -22,6 +23,7 @@ from std_srvs.srv import SetBool
 from kame_ros.audio.frames import AudioFrame, FRAME_NS
 from kame_ros.frontend.checkpoint import CheckpointError, load_frontend_models
 from kame_ros.frontend.engine import FrontEndEngine
+from kame_ros.frontend.export.runtime import ExportError
 from kame_ros.frontend.moshi_engine import MODES, MoshiFrontEnd, SamplingConfig
 from kame_ros.oracle.events import KINDS, OracleEvent
 from kame_ros.ros.audio_in import AudioInput
@@ -61,6 +63,15 @@ class FrontEndNode(LifecycleNode):
         self.guide_min_ready_tokens = declare(
             self, 'guide_min_ready_tokens', 3,
             'guided: oracle tokens ready before the guide may take over', 1, 100)
+        self.runtime = declare(self, 'runtime', 'torch',
+                               'moshi: torch, or onnx (exported graphs on onnxruntime: '
+                               'TensorRT -> CUDA -> CPU)')
+        self.onnx_dir = declare(self, 'onnx_dir', '',
+                                'onnx: exported graphs; exported there on first use; empty = '
+                                '~/.cache/kame_ros/onnx/<checkpoint>-<precision>')
+        self.onnx_precision = declare(self, 'onnx_precision', 'fp32',
+                                      'onnx: fp32, or int8 (dynamic int8 weights, CPU)')
+        self.trt_fp16 = declare(self, 'trt_fp16', False, 'onnx on TensorRT: fp16 engines')
         self.voice = declare(self, 'voice', 'heart', 'tts: hibari voice')
         self.acknowledgement = declare(self, 'acknowledgement', 'Okay.',
                                        'tts: said at once when the user finishes a turn')
@@ -98,14 +109,14 @@ class FrontEndNode(LifecycleNode):
                                               lambda step: log.info(f'[moshi] {step}'))
                 self.engine = MoshiFrontEnd(
                     models, self.mode, SamplingConfig(temp=self.temp, temp_text=self.temp_text),
-                    self.seed, self.guide_min_ready_tokens)
+                    self.seed, self.guide_min_ready_tokens, self._exported(models))
             elif self.backend == 'tts':
                 from kame_ros.frontend.tts_engine import TtsFrontEnd
                 self.engine = TtsFrontEnd(self.voice, self.acknowledgement)
             else:
                 raise ValueError(f'unknown backend {self.backend!r} (moshi or tts)')
             log.info(f'warming up: {self.engine.warmup():.1f} s')
-        except (CheckpointError, ValueError, OSError, ImportError) as err:
+        except (CheckpointError, ExportError, ValueError, OSError, ImportError) as err:
             self.error = f'{type(err).__name__}: {err}'
             log.error(f'cannot configure the front-end: {self.error}')
             return TransitionCallbackReturn.FAILURE
@@ -116,12 +127,25 @@ class FrontEndNode(LifecycleNode):
         self.create_subscription(SAY.msg_type, SAY.name, self._on_say, SAY.qos)
         return TransitionCallbackReturn.SUCCESS
 
+    def _exported(self, models):
+        """Return the onnxruntime graphs when ``runtime`` is onnx (exported on first use)."""
+        if self.runtime == 'torch':
+            return None
+        if self.runtime != 'onnx':
+            raise ValueError(f'unknown runtime {self.runtime!r} (torch or onnx)')
+        from kame_ros.frontend.export.runtime import default_export_dir, load_or_export
+        directory = Path(self.onnx_dir) if self.onnx_dir else default_export_dir(
+            self.checkpoint, self.onnx_precision)
+        return load_or_export(models, directory, self.onnx_precision, self.trt_fp16,
+                              progress=lambda step: self.get_logger().info(f'[onnx] {step}'))
+
     def on_activate(self, state: LifecycleState) -> TransitionCallbackReturn:
         """Start the frame loop."""
         self.engine.start()
         self.worker.start()
         self.get_logger().info(f'front-end active ({self.backend}'
-                               f'{", " + self.engine.mode if self.backend == "moshi" else ""})')
+                               f'{", " + self.engine.mode if self.backend == "moshi" else ""}'
+                               f'{", onnxruntime" if self.runtime == "onnx" else ""})')
         return super().on_activate(state)
 
     def on_deactivate(self, state: LifecycleState) -> TransitionCallbackReturn:
@@ -194,7 +218,8 @@ class FrontEndNode(LifecycleNode):
     def _health(self) -> Health:
         if self.engine is None:
             return Health(ERROR if self.error else WARN, self.error or 'not configured')
-        values = {'backend': self.backend, 'enabled': self.enabled, 'say_requests': self.says,
+        values = {'backend': self.backend, 'runtime': self.runtime, 'enabled': self.enabled,
+                  'say_requests': self.says,
                   'frames_in': self.worker.received,
                   'frames_out': self.frames_out, **self.engine.budget.summary()}
         timeline = getattr(self.engine, 'timeline', None)

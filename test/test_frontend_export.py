@@ -1,0 +1,89 @@
+# Copyright 2026 kame_ros developers
+# SPDX-License-Identifier: Apache-2.0
+"""The front-end exported to ONNX: the torch tokens over 120 frames, with and without oracle."""
+import json
+
+import numpy as np
+import pytest
+
+from kame_ros.frontend.checkpoint import load_frontend_models
+from kame_ros.frontend.export.exporter import export_frontend
+from kame_ros.frontend.export.runtime import ExportedFrontEnd, ExportError
+from kame_ros.frontend.moshi_engine import MoshiFrontEnd
+from kame_ros.frontend.tiny import save_checkpoint
+from kame_ros.oracle.events import OracleEvent
+
+FRAMES = 120
+AUDIO_TOLERANCE = 1e-3  # of full scale: float rounding of two graph compilers, not drift
+
+
+@pytest.fixture(scope='module')
+def exported(tmp_path_factory):
+    directory = tmp_path_factory.mktemp('export')
+    checkpoint = save_checkpoint(directory / 'kame', kame=True)
+    models = load_frontend_models(str(checkpoint), progress=lambda s: None)
+    export_frontend(models, directory / 'onnx', progress=lambda s: None)
+    return models, directory / 'onnx'
+
+
+def speech_like(n, seed=0):
+    rng = np.random.default_rng(seed)
+    t = np.arange(1920 * n) / 24000
+    tone = 6000 * np.sin(2 * np.pi * 220 * t) * (np.sin(2 * np.pi * 0.7 * t) > 0)
+    noise = rng.standard_normal(len(t)) * 800
+    pcm = (tone + noise).astype(np.int16)
+    return [pcm[k * 1920:(k + 1) * 1920] for k in range(n)]
+
+
+ORACLE_SCRIPT = {10: [OracleEvent('oracle.reset', 1, 1, 0)],
+                 11: [OracleEvent('oracle.append', 1, 1, 0, 'the robot is ')],
+                 40: [OracleEvent('oracle.reset', 2, 1, 1)],
+                 42: [OracleEvent('oracle.append', 2, 1, 1, 'paris is the capital of france ')],
+                 70: [OracleEvent('oracle.done', 2, 1, 1)]}
+
+
+def run(models, exported, script, mode):
+    fe = MoshiFrontEnd(models, mode=mode, seed=7, exported=exported)
+    fe.start()
+    outputs = []
+    for i, pcm in enumerate(speech_like(FRAMES)):
+        for event in script.get(i, []):
+            fe.on_oracle(event)
+        outputs.append(fe.step(pcm))
+    fe.stop()
+    return outputs
+
+
+@pytest.mark.parametrize('with_oracle', [False, True])
+def test_exported_runtime_gives_the_torch_tokens(exported, with_oracle):
+    models, directory = exported
+    script = ORACLE_SCRIPT if with_oracle else {}
+    mode = 'kame' if with_oracle else 'plain'
+    torch_out = run(models, None, script, mode)
+    onnx_out = run(models, ExportedFrontEnd(directory, progress=lambda s: None), script, mode)
+    assert [o.text_token for o in onnx_out] == [o.text_token for o in torch_out]
+    assert [o.oracle_token for o in onnx_out] == [o.oracle_token for o in torch_out]
+    if with_oracle:
+        assert sum(o.oracle_token is not None for o in onnx_out) > 50
+    produced = [(a.pcm, b.pcm) for a, b in zip(torch_out, onnx_out) if a.pcm is not None]
+    assert len(produced) >= FRAMES - 2
+    worst = max(np.abs(a.astype(np.int32) - b).max() for a, b in produced) / 32768
+    assert worst <= AUDIO_TOLERANCE, f'audio differs by {worst:.2e} of full scale'
+    assert any(np.abs(a).max() > 100 for a, _ in produced), 'the decoder produced audio'
+
+
+def test_manifest_lists_every_graph_and_bad_directories_are_clear(exported, tmp_path):
+    models, directory = exported
+    manifest = json.loads((directory / 'manifest.json').read_text())
+    assert set(manifest['graphs']) == {'mimi_encode', 'mimi_decode', 'temporal',
+                                       *(f'depth_{k}' for k in range(models.lm.dep_q))}
+    assert all(entry['state'] for entry in manifest['graphs'].values())
+    with pytest.raises(ExportError, match='no manifest.json'):
+        ExportedFrontEnd(tmp_path, progress=lambda s: None)
+    broken = tmp_path / 'broken'
+    broken.mkdir()
+    for f in directory.iterdir():
+        (broken / f.name).write_bytes(f.read_bytes())
+    (broken / 'temporal.onnx').write_bytes(b'not onnx')
+    with pytest.raises(ExportError, match='temporal.onnx'):
+        ExportedFrontEnd(broken, progress=lambda s: None)
