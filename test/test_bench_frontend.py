@@ -1,6 +1,6 @@
 # Copyright 2026 kame_ros developers
 # SPDX-License-Identifier: Apache-2.0
-"""The front-end benchmark runs and reports upstream vs KAME per size (numbers not asserted)."""
+"""The front-end benchmarks run and report per-frame tables (numbers not asserted)."""
 import subprocess
 import sys
 
@@ -15,3 +15,17 @@ def test_frontend_benchmark_prints_table(tmp_path):
     cells = [c.strip() for c in rows[0].strip('|').split('|')]
     assert float(cells[2]) > 0 and float(cells[4]) > 0 and cells[6].endswith('%')
     assert (tmp_path / 'frontend.png').stat().st_size > 10_000
+
+
+def test_export_benchmark_compares_torch_and_onnxruntime(tmp_path):
+    out = subprocess.run([sys.executable, '-m', 'kame_ros.bench.export', '--frames', '12',
+                          '--sizes', 'tiny', '--out', str(tmp_path)],
+                         capture_output=True, text=True, timeout=600)
+    assert out.returncode == 0, out.stderr[-3000:]
+    rows = [line for line in out.stdout.splitlines() if line.startswith('| tiny')]
+    assert [r.split('|')[1].strip() for r in rows] == ['tiny torch (cpu)',
+                                                        'tiny onnxruntime fp32']
+    cells = [c.strip() for c in rows[1].strip('|').split('|')]
+    assert float(cells[2]) > 0 and cells[7] == 'CPUExecutionProvider'
+    assert (tmp_path / 'tiny_fp32' / 'manifest.json').exists()
+    assert (tmp_path / 'export.png').stat().st_size > 10_000

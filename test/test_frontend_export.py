@@ -87,3 +87,18 @@ def test_manifest_lists_every_graph_and_bad_directories_are_clear(exported, tmp_
     (broken / 'temporal.onnx').write_bytes(b'not onnx')
     with pytest.raises(ExportError, match='temporal.onnx'):
         ExportedFrontEnd(broken, progress=lambda s: None)
+
+
+def test_int8_export_runs_and_stays_close(exported, tmp_path):
+    models, _ = exported
+    directory = export_frontend(models, tmp_path / 'int8', 'int8', progress=lambda s: None)
+    int8 = ExportedFrontEnd(directory, progress=lambda s: None)
+    assert int8.precision == 'int8'
+    fp32_out = run(models, None, ORACLE_SCRIPT, 'kame')[:40]
+    int8_out = run(models, int8, ORACLE_SCRIPT, 'kame')[:40]
+    assert [o.oracle_token for o in int8_out] == [o.oracle_token for o in fp32_out]
+    pcm = [o.pcm for o in int8_out if o.pcm is not None]
+    assert len(pcm) >= 38 and all(np.isfinite(p).all() for p in pcm)
+    same = sum(a.text_token == b.text_token for a, b in zip(int8_out, fp32_out))
+    print(f'\nint8 vs torch: {same}/40 text tokens equal')
+    assert same >= 20, 'int8 weights perturb sampling, they must not scramble it'

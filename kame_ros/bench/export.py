@@ -19,7 +19,7 @@ import numpy as np
 import torch
 
 from kame_ros.bench.frontend import _WordTokenizer, lm_kwargs, SIZES, small_mimi
-from kame_ros.bench.report import LatencyStats, table
+from kame_ros.bench.report import LatencyStats, plot_frames, table
 from kame_ros.frontend.checkpoint import FrontEndModels
 from kame_ros.frontend.export.exporter import export_frontend
 from kame_ros.frontend.export.runtime import ExportedFrontEnd
@@ -96,27 +96,8 @@ def main(argv: list[str] | None = None) -> None:
           'p50 / baseline is against the first row\n')
     print(report)
     (opts.out / 'export.md').write_text(report + '\n')
-    plot(series, opts.out / 'export.png')
+    plot_frames(series, opts.out / 'export.png', 'torch vs exported front-end')
     print(f'\nwrote {opts.out}/export.md and export.png')
-
-
-def plot(series: dict, path: Path) -> None:
-    """Per-frame compute of every runtime against the 80 ms budget."""
-    import matplotlib
-    matplotlib.use('Agg')
-    import matplotlib.pyplot as plt
-    fig, ax = plt.subplots(figsize=(9, 3.8))
-    for name, times in series.items():
-        ax.plot(times, lw=0.8, label=name)
-    ax.axhline(80, color='red', ls='--', label='80 ms budget')
-    ax.set_yscale('log')
-    ax.set_xlabel('frame')
-    ax.set_ylabel('compute per frame, ms')
-    ax.set_title('torch vs exported front-end')
-    ax.legend(fontsize=7)
-    fig.tight_layout()
-    fig.savefig(path, dpi=110)
-    plt.close(fig)
 
 
 if __name__ == '__main__':

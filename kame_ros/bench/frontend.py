@@ -21,7 +21,7 @@ import numpy as np
 import torch
 
 from kame_ros.audio.frames import float_to_int16, int16_to_float
-from kame_ros.bench.report import LatencyStats
+from kame_ros.bench.report import LatencyStats, plot_frames
 from kame_ros.frontend.checkpoint import FrontEndModels
 from kame_ros.frontend.moshi_engine import MoshiFrontEnd
 from kame_ros.oracle.events import OracleEvent
@@ -184,27 +184,8 @@ def main(argv: list[str] | None = None) -> None:
           'encode + LM step + Mimi decode; budget 80 ms)\n')
     print(report)
     (opts.out / 'frontend.md').write_text(report + '\n')
-    plot(series, opts.out / 'frontend.png')
+    plot_frames(series, opts.out / 'frontend.png', 'KAME front-end per-frame compute')
     print(f'\nwrote {opts.out}/frontend.md and frontend.png')
-
-
-def plot(series: dict, path: Path) -> None:
-    """Per-frame compute of each size against the 80 ms budget."""
-    import matplotlib
-    matplotlib.use('Agg')
-    import matplotlib.pyplot as plt
-    fig, ax = plt.subplots(figsize=(9, 3.8))
-    for name, times in series.items():
-        ax.plot(times, lw=0.8, label=name)
-    ax.axhline(80, color='red', ls='--', label='80 ms budget')
-    ax.set_yscale('log')
-    ax.set_xlabel('frame')
-    ax.set_ylabel('compute per frame, ms')
-    ax.set_title('KAME front-end per-frame compute')
-    ax.legend()
-    fig.tight_layout()
-    fig.savefig(path, dpi=110)
-    plt.close(fig)
 
 
 if __name__ == '__main__':

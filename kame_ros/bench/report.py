@@ -39,3 +39,23 @@ def table(rows: list[LatencyStats], baseline: LatencyStats, extra: dict[str, lis
                  f'{ratio:.2f}'] + [str(v[i]) for v in extra.values()]
         lines.append('| ' + ' | '.join(cells) + ' |')
     return '\n'.join(lines)
+
+
+def plot_frames(series: dict[str, list[float]], path, title: str,
+                budget_ms: float = 80.0) -> None:
+    """Per-frame compute of each run against the frame budget (log scale)."""
+    import matplotlib
+    matplotlib.use('Agg')
+    import matplotlib.pyplot as plt
+    fig, ax = plt.subplots(figsize=(9, 3.8))
+    for name, times in series.items():
+        ax.plot(times, lw=0.8, label=name)
+    ax.axhline(budget_ms, color='red', ls='--', label=f'{budget_ms:.0f} ms budget')
+    ax.set_yscale('log')
+    ax.set_xlabel('frame')
+    ax.set_ylabel('compute per frame, ms')
+    ax.set_title(title)
+    ax.legend(fontsize=7)
+    fig.tight_layout()
+    fig.savefig(path, dpi=110)
+    plt.close(fig)
