@@ -23,8 +23,8 @@ def test_export_benchmark_compares_torch_and_onnxruntime(tmp_path):
                          capture_output=True, text=True, timeout=600)
     assert out.returncode == 0, out.stderr[-3000:]
     rows = [line for line in out.stdout.splitlines() if line.startswith('| tiny')]
-    assert [r.split('|')[1].strip() for r in rows] == ['tiny torch (cpu)',
-                                                        'tiny onnxruntime fp32']
+    names = [r.split('|')[1].strip() for r in rows]
+    assert names == ['tiny torch (cpu)', 'tiny onnxruntime fp32']
     cells = [c.strip() for c in rows[1].strip('|').split('|')]
     assert float(cells[2]) > 0 and cells[7] == 'CPUExecutionProvider'
     assert (tmp_path / 'tiny_fp32' / 'manifest.json').exists()

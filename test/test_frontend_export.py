@@ -5,6 +5,7 @@ import json
 
 import numpy as np
 import pytest
+import torch
 
 from kame_ros.frontend.checkpoint import load_frontend_models
 from kame_ros.frontend.export.exporter import export_frontend
@@ -89,16 +90,22 @@ def test_manifest_lists_every_graph_and_bad_directories_are_clear(exported, tmp_
         ExportedFrontEnd(broken, progress=lambda s: None)
 
 
-def test_int8_export_runs_and_stays_close(exported, tmp_path):
-    models, _ = exported
+def test_int8_export_stays_close_to_fp32(exported, tmp_path):
+    models, fp32_dir = exported
     directory = export_frontend(models, tmp_path / 'int8', 'int8', progress=lambda s: None)
     int8 = ExportedFrontEnd(directory, progress=lambda s: None)
-    assert int8.precision == 'int8'
-    fp32_out = run(models, None, ORACLE_SCRIPT, 'kame')[:40]
-    int8_out = run(models, int8, ORACLE_SCRIPT, 'kame')[:40]
-    assert [o.oracle_token for o in int8_out] == [o.oracle_token for o in fp32_out]
-    pcm = [o.pcm for o in int8_out if o.pcm is not None]
-    assert len(pcm) >= 38 and all(np.isfinite(p).all() for p in pcm)
-    same = sum(a.text_token == b.text_token for a, b in zip(int8_out, fp32_out))
-    print(f'\nint8 vs torch: {same}/40 text tokens equal')
-    assert same >= 20, 'int8 weights perturb sampling, they must not scramble it'
+    fp32 = ExportedFrontEnd(fp32_dir, progress=lambda s: None)
+    assert int8.precision == 'int8' and fp32.precision == 'fp32'
+    rng = np.random.default_rng(0)
+    k, dim = models.lm.num_codebooks, models.lm.dim
+    similarity = []
+    for _ in range(30):  # same token stream into both temporal graphs, states carried
+        tokens = torch.from_numpy(rng.integers(0, 60, (1, k, 1)))
+        condition = torch.from_numpy(rng.standard_normal((1, 1, dim)).astype(np.float32))
+        a = fp32.temporal(tokens, condition)[1].ravel()
+        b = int8.temporal(tokens, condition)[1].ravel()
+        similarity.append(float(torch.nn.functional.cosine_similarity(a, b, dim=0)))
+    print(f'\nint8 vs fp32 text logits: cosine similarity min {min(similarity):.4f}')
+    assert min(similarity) > 0.95, 'int8 weights approximate the fp32 step'
+    out = run(models, int8, ORACLE_SCRIPT, 'kame')
+    assert all(np.isfinite(o.pcm).all() for o in out if o.pcm is not None)
