@@ -51,8 +51,13 @@ def _export(graph: StepGraph, args: tuple, inputs: list[str], outputs: list[str]
 
 
 def _initial(slots: list[Slot]) -> list[torch.Tensor]:
+    """Return a copy of the state a fresh stream starts from."""
+    return [s.get().clone() for s in slots]
+
+
+def _single_stream_kv_writes(slots: list[Slot]) -> None:
     """
-    Return the fresh state, and switch KV caches to their batch-of-one write path.
+    Switch the KV caches among ``slots`` to their batch-of-one write path.
 
     A RingKVCache that respects the per-batch execution mask writes with
     ``scatter_``, which becomes ONNX ScatterElements, an element-by-element
@@ -64,7 +69,6 @@ def _initial(slots: list[Slot]) -> list[torch.Tensor]:
     for slot in slots:
         if isinstance(slot.owner, RingKVCache):
             slot.owner.respect_exec_mask = False
-    return [s.get().clone() for s in slots]
 
 
 def _quantize_int8(path: Path) -> None:
@@ -92,6 +96,7 @@ def export_frontend(models: FrontEndModels, directory: Path, precision: str = 'f
     def add(name: str, graph: StepGraph, args: tuple, inputs: list[str],
             outputs: list[str]) -> None:
         progress(f'exporting {name} ({len(graph.slots)} state tensors)')
+        _single_stream_kv_writes(graph.slots)
         manifest['graphs'][name] = _export(graph, args, inputs, outputs,
                                            directory / f'{name}.onnx')
         for slot, value in zip(graph.slots, args[len(inputs):]):
