@@ -9,7 +9,8 @@ import torch
 
 from kame_ros.frontend.checkpoint import load_frontend_models
 from kame_ros.frontend.export.exporter import export_frontend
-from kame_ros.frontend.export.runtime import ExportedFrontEnd, ExportError
+from kame_ros.frontend.export.layout import ExportError
+from kame_ros.frontend.export.runtime import ExportedFrontEnd
 from kame_ros.frontend.moshi_engine import MoshiFrontEnd
 from kame_ros.frontend.tiny import save_checkpoint
 from kame_ros.oracle.events import OracleEvent

@@ -89,8 +89,7 @@ def main(argv: list[str] | None = None) -> None:
             rows.append(stats)
             series[stats.name] = times
             extra['export s'].append(f'{export_s:.0f}')
-            extra['providers'].append(runtime.providers[0] if isinstance(
-                runtime.providers[0], str) else runtime.providers[0][0])
+            extra['providers'].append(runtime.provider_names[0])
     report = table(rows, rows[0], extra)
     print('\nPer-frame compute, KAME front-end with the oracle on every frame (budget 80 ms); '
           'p50 / baseline is against the first row\n')

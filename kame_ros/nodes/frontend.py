@@ -23,7 +23,7 @@ from std_srvs.srv import SetBool
 from kame_ros.audio.frames import AudioFrame, FRAME_NS
 from kame_ros.frontend.checkpoint import CheckpointError, load_frontend_models
 from kame_ros.frontend.engine import FrontEndEngine
-from kame_ros.frontend.export.runtime import ExportError
+from kame_ros.frontend.export.layout import ExportError
 from kame_ros.frontend.moshi_engine import MODES, MoshiFrontEnd, SamplingConfig
 from kame_ros.oracle.events import KINDS, OracleEvent
 from kame_ros.ros.audio_in import AudioInput

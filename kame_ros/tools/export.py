@@ -17,7 +17,7 @@ import time
 
 from kame_ros.frontend.checkpoint import CheckpointError, load_frontend_models
 from kame_ros.frontend.export.exporter import export_frontend, PRECISIONS
-from kame_ros.frontend.export.runtime import ExportError
+from kame_ros.frontend.export.layout import ExportError
 
 
 def main(argv: list[str] | None = None) -> None:

@@ -28,14 +28,13 @@ import torch
 
 from kame_ros.audio.frames import FRAME_SAMPLES
 from kame_ros.frontend.checkpoint import FrontEndModels
+from kame_ros.frontend.export.layout import INITIAL_STATE, MANIFEST
 from kame_ros.frontend.export.rewrite import rewrite_for_onnxruntime
 from kame_ros.frontend.export.slots import find_slots, set_step_counters, Slot, StepGraph
 
 ENCODER_PARTS = ('encoder', 'encoder_transformer', 'downsample')
 DECODER_PARTS = ('upsample', 'decoder_transformer', 'decoder')
 PRECISIONS = ('fp32', 'int8')
-MANIFEST = 'manifest.json'
-INITIAL_STATE = 'initial_state.npz'
 
 
 def _export(graph: StepGraph, args: tuple, inputs: list[str], outputs: list[str],

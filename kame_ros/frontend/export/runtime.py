@@ -18,13 +18,9 @@ from typing import Callable
 import numpy as np
 import torch
 
-from kame_ros.frontend.export.exporter import INITIAL_STATE, MANIFEST
+from kame_ros.frontend.export.layout import ExportError, INITIAL_STATE, MANIFEST
 
 PROVIDER_ORDER = ('TensorrtExecutionProvider', 'CUDAExecutionProvider', 'CPUExecutionProvider')
-
-
-class ExportError(RuntimeError):
-    """The exported directory is missing, incomplete or does not load."""
 
 
 def providers(cache_dir: Path, fp16: bool = False) -> list:
@@ -94,8 +90,8 @@ class ExportedFrontEnd:
         except (OSError, ValueError) as err:
             raise ExportError(f'{directory / INITIAL_STATE}: {err}') from err
         self.providers = providers(directory / 'trt_cache', fp16)
-        names = [p if isinstance(p, str) else p[0] for p in self.providers]
-        progress(f'onnxruntime providers: {", ".join(names)}')
+        self.provider_names = [p if isinstance(p, str) else p[0] for p in self.providers]
+        progress(f'onnxruntime providers: {", ".join(self.provider_names)}')
         self.graphs: dict[str, StatefulGraph] = {}
         for name, entry in manifest['graphs'].items():
             progress(f'loading {entry["file"]}')

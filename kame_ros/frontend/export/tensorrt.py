@@ -13,8 +13,7 @@ import json
 from pathlib import Path
 from typing import Callable
 
-from kame_ros.frontend.export.exporter import MANIFEST
-from kame_ros.frontend.export.runtime import ExportError
+from kame_ros.frontend.export.layout import ExportError, MANIFEST
 
 
 def build_engines(directory: Path, fp16: bool = False, workspace_gib: float = 2.0,
