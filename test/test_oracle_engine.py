@@ -60,18 +60,47 @@ def test_reply_events_in_order_and_superseded_reply_never_follows(tiny_backend):
     assert engine.stats.cancelled + engine.stats.completed == 2
 
 
-def test_final_reply_is_remembered_and_context_reaches_prompt(tiny_backend):
+def test_reset_goes_out_with_the_first_text(tiny_backend):
+    """Rule 2, after SakanaAI/kame server_oracle.py LLMStreamManager._stream_llm_response."""
     events = []
-    engine = OracleEngine(tiny_backend, events.append, max_tokens=10)
+    engine = OracleEngine(tiny_backend, events.append, max_tokens=12)
+    for rev, text in enumerate(['tell me', 'tell me about the', 'tell me about the big kitchen']):
+        engine.submit(transcript(text, rev=rev))
+        engine.tick()
+        time.sleep(0.05)
+    assert wait_for(lambda: any(e.kind == DONE and e.reply_id == 3 for e in events))
+    resets = [i for i, e in enumerate(events) if e.kind == RESET]
+    assert resets, 'some reply produced text'
+    for i in resets:
+        follower = events[i + 1]
+        assert (follower.kind, follower.reply_id) == (APPEND, events[i].reply_id)
+        assert follower.text.strip(), 'the reset travels with non-blank text'
+    for reply in {e.reply_id for e in events}:
+        mine = [e for e in events if e.reply_id == reply]
+        assert mine[0].kind == RESET or [e.kind for e in mine] == [DONE], \
+            'no event of a reply precedes its first text, except a lone DONE'
+
+
+def test_conversation_as_both_sides_said_it_reaches_the_prompt(tiny_backend):
+    events, prompts = [], []
+    engine = OracleEngine(tiny_backend, events.append, max_tokens=10,
+                          on_prompt=lambda restart, messages: prompts.append(messages))
     engine.set_context('battery low, docked in the kitchen')
     engine.submit(transcript('where are you right now', final=True))
     engine.tick()
     assert wait_for(lambda: any(e.kind == DONE for e in events))
-    assert len(engine.prompt.history) == 1
-    assert engine.prompt.history[0].user == 'where are you right now'
-    msgs = engine.prompt.messages('and then', final=False)
+    engine.hear_agent(' I am in')
+    engine.hear_agent(' the kitchen.')
+    assert engine.tick() is None, "the agent's own speech never restarts the oracle"
+    engine.submit(transcript('and what are you doing', utt=2))
+    engine.tick()
+    msgs = prompts[-1]
     assert 'docked in the kitchen' in msgs[0]['content']
-    assert msgs[1]['content'] == 'where are you right now'
+    assert msgs[1:] == [{'role': 'user', 'content': 'where are you right now'},
+                        {'role': 'assistant', 'content': 'I am in the kitchen.'},
+                        {'role': 'user', 'content': 'and what are you doing ...'}]
+    assert prompts[0][1:] == [{'role': 'user', 'content': 'where are you right now'}], \
+        'a final transcript is in the conversation once, not also as "pending"'
 
 
 def test_backend_failure_is_counted_and_engine_keeps_going():

@@ -1,7 +1,9 @@
 # Copyright 2026 kame_ros developers
 # SPDX-License-Identifier: Apache-2.0
 """KAME's restart policy, exactly, on an injected clock."""
-from kame_ros.oracle.prompt import PromptBuilder
+import pytest
+
+from kame_ros.oracle.prompt import AGENT, PromptBuilder, USER
 from kame_ros.oracle.scheduler import new_word_count, OracleScheduler, SchedulerConfig
 from kame_ros.stt.events import TranscriptEvent
 
@@ -76,17 +78,25 @@ def test_at_most_five_restarts_per_two_seconds():
     assert s.rate_limited == 15, 'polls at 0.5..1.9 s were refused'
 
 
-def test_prompt_carries_context_memory_and_marks_partials():
+def test_prompt_carries_context_conversation_and_marks_partials():
     p = PromptBuilder(max_words=30, max_turns=1)
     p.context = 'battery 20%, going to the kitchen'
-    p.remember('hi', 'Hello!')
-    p.remember('what is two plus two', 'Four.')
+    p.hear(USER, 'hi')
+    p.hear(AGENT, ' Hello!')
+    p.hear(USER, 'what is two')
+    p.hear(USER, 'plus two')
+    p.hear(AGENT, ' Fo')
+    p.hear(AGENT, 'ur.')
     msgs = p.messages('where are you', final=False)
     assert '30 words' in msgs[0]['content'] and 'battery 20%' in msgs[0]['content']
     assert [m['role'] for m in msgs] == ['system', 'user', 'assistant', 'user']
-    assert msgs[1]['content'] == 'what is two plus two', 'oldest turn forgotten'
+    assert msgs[1]['content'] == 'what is two plus two', 'oldest exchange forgotten'
+    assert msgs[2]['content'] == 'Four.', 'agent pieces carry their own spacing'
     assert msgs[-1]['content'] == 'where are you ...'
-    assert p.messages('where are you', final=True)[-1]['content'] == 'where are you'
+    p.hear(USER, 'where are you')
+    assert p.messages('', final=True)[-1]['content'] == 'where are you'
+    with pytest.raises(ValueError):
+        p.hear('moshi', 'x')
 
 
 def test_restarted_stt_is_a_new_stream_not_stale():

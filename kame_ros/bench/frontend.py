@@ -74,7 +74,7 @@ class _WordTokenizer:
 
 
 class UpstreamLoop:
-    """Plain moshi per frame: int16 in -> encode -> LMGen.step -> decode -> int16 out."""
+    """Plain moshi per frame as its server runs it: int16 -> encode -> LMGen.step -> decode."""
 
     def __init__(self, models: FrontEndModels) -> None:
         from contextlib import ExitStack
@@ -85,12 +85,17 @@ class UpstreamLoop:
         self.stack = ExitStack()
         self.stack.enter_context(models.mimi.streaming(1))
         self.stack.enter_context(self.gen.streaming(1))
+        self.first = True
 
     @torch.no_grad()
     def step(self, pcm: np.ndarray) -> float:
         t0 = time.perf_counter()
         x = torch.from_numpy(int16_to_float(pcm)).to(self.device)[None, None]
-        tokens = self.gen.step(self.models.mimi.encode(x))
+        codes = self.models.mimi.encode(x)
+        if self.first:  # moshi/server.py: reset Mimi after the first encoded frame
+            self.models.mimi.reset_streaming()
+            self.first = False
+        tokens = self.gen.step(codes)
         if tokens is not None:
             float_to_int16(self.models.mimi.decode(tokens[:, 1:])[0, 0].float().cpu().numpy())
         return (time.perf_counter() - t0) * 1e3

@@ -8,9 +8,15 @@ added to the model input through LMModel's ``sum_condition`` input (the
 per-step additive conditioning moshi already feeds to ``forward_text``):
 each frame, ``oracle_emb(token)`` is written into that tensor in place, so
 the LM sees text + audio + oracle embeddings exactly as KAME sums them, and
-CUDA graphs stay valid. Before any oracle reply the tensor is all zeros and
-the output is bit-identical to upstream LMGen. Stock Moshi checkpoints are
-steered instead through LMGen's text hooks (guided mode, see guide.py).
+CUDA graphs stay valid. Every frame carries a token, pad when there is no
+reply (as the reference's ``LMGen._step`` does). Stock Moshi checkpoints
+are steered instead through LMGen's text hooks (guided mode, see guide.py);
+``plain`` mode adds nothing and is bit-identical to upstream LMGen + Mimi.
+
+The first frame follows the reference servers (moshi and KAME
+``server.py``/``server_oracle.py``): it is encoded and stepped, then Mimi's
+streaming state is reset, because the first encoded frame carries the
+encoder's left padding and, from the model's point of view, lies in the past.
 
 ``step`` never waits for the oracle: events only update the timeline.
 """
@@ -41,7 +47,7 @@ class FrameOutput:
     pcm: np.ndarray | None
     text_token: int | None
     text: str
-    oracle_token: int | None
+    oracle_token: int | None  # None: this mode feeds no oracle (plain, tts)
     compute_ms: float
 
 
@@ -142,6 +148,8 @@ class MoshiFrontEnd:
     def on_oracle(self, event: OracleEvent) -> None:
         """Take one oracle event (any thread); stale replies are ignored."""
         with self._lock:
+            if event.kind == DONE and event.order > self.reply_order:
+                return  # a reply that never produced text never reset the timeline
             if event.order < self.reply_order or (event.kind != RESET
                                                   and event.order != self.reply_order):
                 self.stale_events += 1
@@ -155,10 +163,21 @@ class MoshiFrontEnd:
                     self.guide.new_reply()
                 return
             tokens = self.text_in.feed(event.text) if event.kind == APPEND else \
-                self.text_in.finish()
-            self.timeline.append(tokens)
-            if self.guide:
-                self.guide.extend(tokens, done=event.kind == DONE)
+                self.text_in.flush()
+            self._extend(tokens, done=event.kind == DONE)
+
+    def _extend(self, tokens: list[int], done: bool = False) -> None:
+        """Lay committed tokens on the timeline (and the guide); caller holds the lock."""
+        self.timeline.append(tokens)
+        if self.guide:
+            self.guide.extend(tokens, done=done)
+
+    def _oracle_token(self) -> int:
+        """Return this frame's oracle token; a pending word is committed if the frame needs it."""
+        with self._lock:
+            if self.text_in.pending and self.timeline.starving():
+                self._extend(self.text_in.flush())
+        return self.timeline.advance()
 
     def say(self, text: str, on_done: Callable[[str], None]) -> None:
         """
@@ -198,22 +217,30 @@ class MoshiFrontEnd:
                 self._finish_say('spoken')
 
     @torch.no_grad()
+    def lm_step(self, codes: torch.Tensor) -> tuple[torch.Tensor | None, int | None]:
+        """
+        One LM step on the user's audio codes [1, K, 1], with this frame's oracle token.
+
+        Returns LMGen's output tokens (None while the delays fill) and the
+        oracle token fed (None in plain mode). ``step`` wraps this with Mimi.
+        """
+        oracle_token = None if self.mode == 'plain' else self._oracle_token()
+        if self._oracle_sum is not None:
+            token = torch.tensor([[oracle_token]], device=self.models.lm.device)
+            self._oracle_sum.copy_(self.models.oracle_emb(token))
+        return self.lm_gen.step(codes), oracle_token
+
+    @torch.no_grad()
     def step(self, pcm: np.ndarray) -> FrameOutput:
         """Process one 80 ms input frame (int16[1920]); returns this frame's output."""
         if self._streaming is None:
             raise RuntimeError('call start() first')
         t0 = time.perf_counter()
-        lm = self.models.lm
-        x = torch.from_numpy(int16_to_float(pcm)).to(lm.device)[None, None]
+        x = torch.from_numpy(int16_to_float(pcm)).to(self.models.lm.device)[None, None]
         codes = self.codec.encode(x)
-        oracle_token = self.timeline.advance()
-        if self._oracle_sum is not None:
-            if oracle_token is None:
-                self._oracle_sum.zero_()
-            else:
-                token = torch.tensor([[oracle_token]], device=lm.device)
-                self._oracle_sum.copy_(self.models.oracle_emb(token))
-        tokens = self.lm_gen.step(codes)
+        if self._frame == 0:
+            self.codec.reset_streaming()
+        tokens, oracle_token = self.lm_step(codes)
         out_pcm, text_token, text = None, None, ''
         if tokens is not None:
             text_token = int(tokens[0, 0, 0])

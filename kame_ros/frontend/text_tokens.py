@@ -3,11 +3,18 @@
 """
 Turn the oracle's streamed text into the front-end's own text tokens, incrementally.
 
-The LLM streams text in arbitrary pieces ("Par", "is"); tokenizing each
-piece alone would give different tokens than the whole word. Text is
-committed one whole word at a time (up to the last space) and the rest when
-the reply is done; each committed segment starts at a word boundary, so
-SentencePiece encodes it exactly as it would inside the full sentence. Every
+The LLM streams text in arbitrary pieces ("Par", "is"). The KAME reference
+tokenizes each piece on its own, so "Par" + "is" become two word-start
+tokens where the LLM wrote one word. Here text is committed one whole word
+at a time (up to the last space); each committed segment starts at a word
+boundary, so SentencePiece encodes it exactly as it would inside the full
+sentence, which is how KAME's training oracle text was tokenized.
+
+A pending (unfinished) word must never wait on a slow LLM: the owner
+calls ``flush`` when the reply is done and whenever the front-end is about
+to step a frame that has no committed token left (see
+``MoshiFrontEnd.step``). The wait is therefore bounded by the frame clock:
+a word is only held back while it could not have been used anyway. Every
 committed token is final: once on the timeline it may already have been
 consumed and can never be revised.
 """
@@ -43,9 +50,14 @@ class IncrementalTokenizer:
         self.text += piece
         return self._commit_upto(self.text.rfind(' '))
 
-    def finish(self) -> list[int]:
-        """Commit everything left: the reply is complete."""
+    def flush(self) -> list[int]:
+        """Commit everything received so far, the pending word included."""
         return self._commit_upto(len(self.text))
+
+    @property
+    def pending(self) -> str:
+        """Text received but not committed yet (the unfinished word), blanks stripped."""
+        return self.text[self._done:].strip()
 
     def _commit_upto(self, end: int) -> list[int]:
         if end <= self._done:

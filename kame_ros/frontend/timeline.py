@@ -11,8 +11,10 @@ The timeline is anchored to frames, not to arrival order:
 * appended tokens take the following frames, one per frame, in order.
 * a frame whose token has not arrived yet gets pad (3); a token that
   arrives after its frame was stepped is never used (counted as late).
-* before the first reply there is no oracle at all (``None``): the
-  front-end then adds nothing, so it behaves exactly like stock Moshi.
+* before the first reply, and past a reply's last token, the frame gets
+  pad too: KAME was trained with an oracle token on every frame, and the
+  reference (SakanaAI/kame ``LMGen._step``) feeds ``oracle_emb(pad)``
+  whenever it has nothing else.
 
 Thread-safe: events arrive from ROS callbacks while the audio loop steps.
 """
@@ -62,15 +64,19 @@ class OracleTimeline:
             self.stats.appended += len(token_ids)
             self.stats.late += max(0, min(len(token_ids), self._next_frame - start))
 
-    def advance(self) -> int | None:
+    def starving(self) -> bool:
+        """Tell whether the frame stepped next has no token yet (a reply is running)."""
+        with self._lock:
+            return (self._origin is not None
+                    and self._next_frame - self._origin >= len(self._tokens))
+
+    def advance(self) -> int:
         """Token for the frame being stepped now, then move to the next frame."""
         with self._lock:
             frame = self._next_frame
             self._next_frame += 1
-            if self._origin is None:
-                return None
-            index = frame - self._origin
-            if index < len(self._tokens):
+            index = frame - self._origin if self._origin is not None else -1
+            if 0 <= index < len(self._tokens):
                 self.stats.used += 1
                 return self._tokens[index]
             self.stats.pad_frames += 1

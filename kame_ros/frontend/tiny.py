@@ -10,6 +10,12 @@ loaders read them: config.json, LM safetensors (plus ``oracle_emb.weight``
 for KAME), Mimi safetensors with its own config, and a SentencePiece model
 trained here. Their audio is noise and their own text random: they exercise
 the machinery, not the conversation.
+
+A freshly built Mimi has all-zero codebooks, so every sound would encode to
+code 0 and nothing of the microphone would reach the LM. Each RVQ level is
+therefore fitted (moshi's own k-means codebook initialisation) to the
+residual latents of a few seconds of varied sound at build time: different
+sounds give different codes.
 """
 import json
 from pathlib import Path
@@ -48,6 +54,43 @@ def tiny_mimi_config() -> dict:
                 quantizer=quantizer)
 
 
+def fitting_audio(seconds: float = 16.0, rate: int = 24000, seed: int = 0):
+    """Varied sound for fitting codebooks: tones, sweeps, noise bursts, pulses, silence."""
+    import numpy as np
+    rng = np.random.default_rng(seed)
+    t = np.arange(int(rate * 0.4)) / rate
+    pieces = []
+    while sum(len(p) for p in pieces) < seconds * rate:
+        kind = rng.integers(5)
+        f0 = float(rng.uniform(80.0, 4000.0))
+        if kind == 0:
+            piece = np.sin(2 * np.pi * f0 * t)
+        elif kind == 1:
+            piece = np.sin(2 * np.pi * (f0 + f0 * t / t[-1]) * t)
+        elif kind == 2:
+            piece = rng.standard_normal(len(t)) * rng.uniform(0.05, 0.5)
+        elif kind == 3:
+            piece = np.sign(np.sin(2 * np.pi * f0 / 20 * t)) * 0.3
+        else:
+            piece = np.zeros(len(t))
+        pieces.append(piece * rng.uniform(0.05, 0.8))
+    return np.concatenate(pieces)[:int(seconds * rate)].astype(np.float32)
+
+
+def fit_codebooks(mimi, audio) -> None:
+    """Fit every RVQ level of a fresh Mimi to the residual of the levels before it."""
+    import torch
+    with torch.no_grad():
+        latent = mimi._encode_to_unquantized_latent(torch.from_numpy(audio)[None, None])
+        for rvq in (mimi.quantizer.rvq_first, mimi.quantizer.rvq_rest):
+            residual = rvq.input_proj(latent)
+            for layer in rvq.vq.layers:
+                samples = layer.project_in(residual.transpose(1, 2)).reshape(-1, residual.shape[1])
+                layer._codebook._init_embedding(samples)
+                layer._codebook.register_buffer('_embedding', None, persistent=False)
+                residual = residual - layer.decode(layer.encode(residual))
+
+
 def train_tokenizer(directory: Path, vocab_size: int) -> Path:
     """Train a SentencePiece model with Moshi's special ids (unk 0, pad 3)."""
     import sentencepiece as spm
@@ -82,6 +125,7 @@ def save_checkpoint(directory: Path, kame: bool, seed: int = 0, **lm_overrides) 
     mimi_config = tiny_mimi_config()
     (directory / 'mimi_config.json').write_text(json.dumps(mimi_config))
     mimi = loaders.get_mimi(None, mimi_config)
+    fit_codebooks(mimi, fitting_audio(seed=seed))
     save_file({k: v.contiguous() for k, v in mimi.state_dict().items()},
               str(directory / 'mimi.safetensors'))
     config = dict(lm_kwargs, moshi_name='model.safetensors', mimi_name='mimi.safetensors',

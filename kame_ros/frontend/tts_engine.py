@@ -28,6 +28,24 @@ from kame_ros.oracle.events import APPEND, DONE, OracleEvent, RESET
 SENTENCE_END = re.compile(r'(?<=[.!?;:])\s+')
 
 
+def word_marks(text: str, start: int, samples: int) -> list[tuple[int, str]]:
+    """
+    Estimate where each word of a synthesized sentence starts (sample offsets).
+
+    hibari gives no alignment; spreading the words over the audio in
+    proportion to their characters is close enough to publish each word on
+    ``frontend/text`` when it is heard, so an interrupted sentence reports
+    only the words actually played (what the oracle's conversation needs).
+    """
+    words = text.split()
+    total = sum(len(w) + 1 for w in words) or 1
+    marks, chars = [], 0
+    for word in words:
+        marks.append((start + samples * chars // total, word))
+        chars += len(word) + 1
+    return marks
+
+
 SAY_REPLY = (-1, -1)  # jobs of say requests: never superseded by oracle replies
 
 
@@ -139,19 +157,20 @@ class TtsFrontEnd:
             with self._audio_lock:
                 if job.reply == SAY_REPLY:
                     start = len(self._say_audio)
-                    self._say_marks += [(start, job.text, None),
-                                        (start + len(samples) - 1, '', job.on_done)]
+                    self._say_marks += [(offset, word, None) for offset, word
+                                        in word_marks(job.text, start, len(samples))]
+                    self._say_marks.append((start + len(samples) - 1, '', job.on_done))
                     self._say_audio = np.concatenate([self._say_audio, samples])
                 elif job.reply == self.reply:
-                    self._marks.append((len(self._audio), job.text))
+                    self._marks += word_marks(job.text, len(self._audio), len(samples))
                     self._audio = np.concatenate([self._audio, samples])
 
     def step(self, pcm: np.ndarray) -> FrameOutput:
         """
         Pop the next 80 ms of speech (silence when none is ready).
 
-        The text of a sentence is returned with the frame its audio starts in,
-        so the spoken-text stream is aligned with what the speaker plays.
+        Each word is returned with the frame its audio (by estimate) starts
+        in, so the spoken-text stream follows what the speaker plays.
         """
         t0 = time.perf_counter()
         done = []

@@ -4,8 +4,12 @@
 oracle: KAME's back-end node, transcripts + robot context in, oracle stream out.
 
 A lifecycle node: the model loads in ``configure`` (with progress in the
-log), generation runs in ``active``. All LLM work happens on the engine's
-threads, so a slow, hung or dead backend never blocks this node's callbacks.
+log), generation runs in ``active``. The LLM sees the conversation as both
+sides said it: final transcripts, the current partial, and the front-end's
+own words from ``frontend/text``; each generation's messages go out on
+``oracle/prompt`` (what the reference writes to conversation.txt). All
+LLM work happens on the engine's threads, so a slow, hung or dead backend
+never blocks this node's callbacks.
 With an ``intents`` allowlist it also proposes robot commands for final
 utterances on ``agent/intents`` (kame_ros.oracle.intents), scored on their
 own worker thread by a float copy of the model: int8 dynamic quantization
@@ -23,14 +27,15 @@ from kame_ros.oracle.engine import OracleEngine
 from kame_ros.oracle.events import OracleEvent
 from kame_ros.oracle.intents import IntentProposer, parse_allowlist
 from kame_ros.oracle.prompt import PromptBuilder, SYSTEM_PROMPT
-from kame_ros.oracle.scheduler import OracleScheduler, SchedulerConfig
+from kame_ros.oracle.scheduler import OracleScheduler, Restart, SchedulerConfig
 from kame_ros.ros.diagnostics import Diagnostics, ERROR, Health, OK, WARN
 from kame_ros.ros.frame_worker import FrameWorker
 from kame_ros.ros.lifecycle import enable_autostart
 from kame_ros.ros.params import declare, declare_strings
 from kame_ros.ros.spin import run_nodes
 from kame_ros.ros.text_io import TextInput, TextOutput
-from kame_ros.ros.topics import INTENTS, ORACLE_EVENTS, ROBOT_CONTEXT, STT_FINAL, STT_PARTIAL
+from kame_ros.ros.topics import (FRONTEND_TEXT, INTENTS, ORACLE_EVENTS, ORACLE_PROMPT,
+                                 ROBOT_CONTEXT, STT_FINAL, STT_PARTIAL)
 from kame_ros.stt.events import FINAL, PARTIAL, TranscriptEvent
 
 MAX_CONTEXT_CHARS = 2000
@@ -85,6 +90,7 @@ class OracleNode(LifecycleNode):
         self.error = ''
         self.events_out = TextOutput(self, ORACLE_EVENTS, lifecycle=True)
         self.intents_out = TextOutput(self, INTENTS, lifecycle=True)
+        self.prompt_out = TextOutput(self, ORACLE_PROMPT, lifecycle=True)
         self.diagnostics = Diagnostics(self, self._health)
         enable_autostart(self)
 
@@ -104,10 +110,12 @@ class OracleNode(LifecycleNode):
         prompt = PromptBuilder(self.system_prompt or SYSTEM_PROMPT, self.max_words,
                                self.max_turns)
         self.engine = OracleEngine(backend, self._publish, OracleScheduler(self.scheduler_config),
-                                   prompt, self.max_tokens)
+                                   prompt, self.max_tokens, self._publish_prompt)
         self.inputs = [TextInput(self, topic, self._on_transcript, (kind,),
                                  TranscriptEvent.from_event)
                        for topic, kind in ((STT_PARTIAL, PARTIAL), (STT_FINAL, FINAL))]
+        self.inputs.append(TextInput(self, FRONTEND_TEXT, self._on_agent_text,
+                                     ('frontend.text',)))
         self.create_subscription(ROBOT_CONTEXT.msg_type, ROBOT_CONTEXT.name, self._on_context,
                                  ROBOT_CONTEXT.qos)
         return super().on_configure(state)
@@ -155,6 +163,18 @@ class OracleNode(LifecycleNode):
             self.engine.submit(event)
         if event.final and self.intent_worker is not None:
             self.intent_worker.put(event)
+
+    def _on_agent_text(self, event: dict) -> None:
+        if self.engine is not None and isinstance(event.get('text'), str):
+            self.engine.hear_agent(event['text'])
+
+    def _publish_prompt(self, restart: Restart, messages: list[dict[str, str]]) -> None:
+        self.prompt_out.publish('oracle.prompt', {'reply_id': restart.reply_id,
+                                                  'utterance_id': restart.utterance_id,
+                                                  'final': restart.final,
+                                                  'epoch': self.engine.epoch if self.engine
+                                                  else 0,
+                                                  'messages': messages})
 
     def _propose(self, event: TranscriptEvent) -> None:
         """Score the allowlist for one final utterance (intent worker thread)."""

@@ -9,6 +9,14 @@ thread. Starting a new reply cancels the old one and, under the same lock
 that guards emission, makes it stale, so no event of a superseded reply is
 ever emitted after the first event of its successor, whatever the backend
 does (a hung server thread is simply abandoned).
+
+A reply's RESET goes out together with its first non-blank text, not when
+the generation starts: the reference (SakanaAI/kame ``server_oracle.py``,
+``LLMStreamManager._stream_llm_response``) does the same, so the previous
+candidate keeps guiding the front-end during the LLM's time to first token
+instead of a boundary followed by pad frames. A reply that never produces
+text therefore never resets anything; only its DONE (with its status) is
+emitted.
 """
 from dataclasses import dataclass, field
 import threading
@@ -17,7 +25,7 @@ from typing import Callable
 
 from kame_ros.oracle.backends.base import LLMBackend
 from kame_ros.oracle.events import APPEND, DONE, OracleEvent, RESET
-from kame_ros.oracle.prompt import PromptBuilder
+from kame_ros.oracle.prompt import AGENT, PromptBuilder, USER
 from kame_ros.oracle.scheduler import OracleScheduler, Restart
 from kame_ros.stt.events import TranscriptEvent
 
@@ -40,8 +48,15 @@ class OracleEngine:
 
     def __init__(self, backend: LLMBackend, emit: Callable[[OracleEvent], None],
                  scheduler: OracleScheduler | None = None,
-                 prompt: PromptBuilder | None = None, max_tokens: int = 60) -> None:
-        """``emit`` is called (on engine threads) for every oracle event, in order."""
+                 prompt: PromptBuilder | None = None, max_tokens: int = 60,
+                 on_prompt: Callable[[Restart, list[dict[str, str]]], None] | None = None
+                 ) -> None:
+        """
+        ``emit`` is called (on engine threads) for every oracle event, in order.
+
+        ``on_prompt`` sees each generation's messages as it starts (for logs
+        and the ``oracle/prompt`` topic).
+        """
         self.backend = backend
         self.scheduler = scheduler or OracleScheduler()
         self.prompt = prompt or PromptBuilder()
@@ -49,15 +64,27 @@ class OracleEngine:
         self.stats = OracleStats()
         self.epoch = time.time_ns()
         self._emit = emit
+        self._on_prompt = on_prompt
         self._lock = threading.Lock()
         self._current: tuple[Restart, threading.Event] | None = None
         self._stop = threading.Event()
         self._poller: threading.Thread | None = None
 
     def submit(self, event: TranscriptEvent) -> None:
-        """Hand in a transcript (any thread)."""
+        """Hand in a transcript (any thread); a final one joins the conversation."""
         with self._lock:
-            self.scheduler.on_transcript(event)
+            if self.scheduler.on_transcript(event) and event.final:
+                self.prompt.hear(USER, event.text)
+
+    def hear_agent(self, text: str) -> None:
+        """
+        Hand in what the front-end actually said (any thread).
+
+        It goes into the conversation the LLM sees, never into the
+        scheduler: the agent's own speech does not restart the oracle.
+        """
+        with self._lock:
+            self.prompt.hear(AGENT, text)
 
     def set_context(self, text: str) -> None:
         """Replace the robot-context text used by the next prompt."""
@@ -97,9 +124,11 @@ class OracleEngine:
                 self._current[1].set()
             cancel = threading.Event()
             self._current = (restart, cancel)
-            messages = self.prompt.messages(restart.user_text, restart.final)
+            messages = self.prompt.messages('' if restart.final else restart.user_text,
+                                            restart.final)
             self.stats.restarts += 1
-            self._emit_locked(restart, RESET)
+            if self._on_prompt is not None:
+                self._on_prompt(restart, messages)
         threading.Thread(target=self._generate, args=(restart, cancel, messages),
                          daemon=True, name=f'oracle-gen-{restart.reply_id}').start()
         return restart
@@ -119,13 +148,14 @@ class OracleEngine:
             for piece in self.backend.stream(messages, self.max_tokens, cancel):
                 if cancel.is_set():
                     break
-                if not piece:
+                if not piece or not (reply or piece.strip()):
                     continue
                 with self._lock:
                     if not self._is_current(restart):
                         break
                     if not reply:
                         self.stats.first_piece_s.append(time.monotonic() - t0)
+                        self._emit_locked(restart, RESET)
                     reply.append(piece)
                     self.stats.pieces += 1
                     self._emit_locked(restart, APPEND, piece)
@@ -141,7 +171,5 @@ class OracleEngine:
                 self.stats.completed += 1
             elif status == 'cancelled':
                 self.stats.cancelled += 1
-            if restart.final and reply:
-                self.prompt.remember(restart.user_text, ''.join(reply))
             if self._is_current(restart):
                 self._emit_locked(restart, DONE, status=status)

@@ -1,55 +1,87 @@
 # Copyright 2026 kame_ros developers
 # SPDX-License-Identifier: Apache-2.0
 """
-The oracle's prompt: predict the user's point early, answer short and speakable.
+The oracle's prompt: the conversation as both sides said it, then "guess and answer".
 
-The LLM often sees a sentence cut off mid-way; asking it to predict the
-point and reply anyway is what lets the front-end speak knowledgeably
-before the user has finished. Replies are capped (KAME: <= 30 words) so the
-oracle stream fits the time the front-end takes to say it. The prompt is
-kept short on purpose: small on-robot models (SmolLM2-135M) lose the
-question under a long system prompt.
+KAME's back-end LLM sees the whole conversation, the user's final
+transcripts and current partial *and* what the front-end actually said
+(SakanaAI/kame ``server_oracle.py``: ``add_to_conversation`` gets "user"
+finals and "moshi" text tokens). Seeing its own earlier *candidates*
+instead would be wrong: most were never spoken, and a barge-in cuts a
+spoken one short. So the agent side is fed from ``frontend/text``.
+
+The reference sends the conversation as one "user: ... / moshi: ..."
+transcript; here it is sent as chat turns (user / assistant), the form
+instruction-tuned models are trained on: small on-robot models
+(SmolLM2-135M) lose the question inside a transcript-shaped message and a
+long system prompt. Asking for a prediction of the user's point is what
+lets the front-end speak knowledgeably before the user has finished;
+replies are capped (KAME: <= 30 words) so they fit the time it takes to say them.
 """
 from collections import deque
 from dataclasses import dataclass
 
 SYSTEM_PROMPT = ('You are a helpful robot. The user may still be speaking; guess their question '
                  'and answer it in one short spoken sentence of at most {max_words} words.')
+USER = 'user'
+AGENT = 'agent'
+ROLES = {USER: 'user', AGENT: 'assistant'}
 
 
-@dataclass(frozen=True)
+@dataclass
 class Turn:
-    """One finished exchange kept in memory."""
+    """One side's contiguous speech: consecutive pieces of one speaker are merged."""
 
-    user: str
-    robot: str
+    speaker: str
+    text: str
 
 
 class PromptBuilder:
-    """Builds chat messages from the system prompt, robot context and memory."""
+    """Builds chat messages from the system prompt, robot context and the conversation."""
 
     def __init__(self, system_prompt: str = SYSTEM_PROMPT, max_words: int = 30,
                  max_turns: int = 6) -> None:
-        """``max_turns`` finished exchanges are remembered (oldest forgotten first)."""
+        """``max_turns`` exchanges (user + agent turn pairs) are kept, oldest forgotten first."""
         self.system_prompt = system_prompt
         self.max_words = max_words
-        self.history: deque[Turn] = deque(maxlen=max_turns)
+        self.turns: deque[Turn] = deque(maxlen=2 * max_turns if max_turns else 0)
         self.context = ''
 
-    def remember(self, user: str, robot: str) -> None:
-        """Add a finished exchange to the conversation memory."""
-        if user.strip() and robot.strip():
-            self.history.append(Turn(user.strip(), robot.strip()))
+    def hear(self, speaker: str, text: str) -> None:
+        """
+        Add what ``speaker`` (USER or AGENT) said.
 
-    def messages(self, user_text: str, final: bool) -> list[dict[str, str]]:
-        """Chat messages for one generation."""
+        User text comes as whole final transcripts; agent text as the
+        front-end's pieces, which carry their own word spacing (" Par", "is").
+        """
+        if speaker not in ROLES:
+            raise ValueError(f'unknown speaker {speaker!r}')
+        if not text.strip() or self.turns.maxlen == 0:
+            return
+        if self.turns and self.turns[-1].speaker == speaker:
+            joiner = '' if speaker == AGENT else ' '
+            self.turns[-1].text += joiner + text
+        else:
+            self.turns.append(Turn(speaker, text))
+
+    def messages(self, pending_user_text: str = '', final: bool = True) -> list[dict[str, str]]:
+        """
+        Chat messages for one generation.
+
+        ``pending_user_text`` is the partial transcript not yet final (marked
+        with "..." so the model knows the sentence may go on); a final
+        transcript is already part of the conversation.
+        """
         system = self.system_prompt.format(max_words=self.max_words)
         if self.context.strip():
             system += f'\nCurrent robot state: {self.context.strip()}'
         messages = [{'role': 'system', 'content': system}]
-        for turn in self.history:
-            messages += [{'role': 'user', 'content': turn.user},
-                         {'role': 'assistant', 'content': turn.robot}]
-        text = user_text.strip() if final else f'{user_text.strip()} ...'
-        messages.append({'role': 'user', 'content': text})
+        for turn in self.turns:
+            messages.append({'role': ROLES[turn.speaker], 'content': ' '.join(turn.text.split())})
+        pending = pending_user_text.strip()
+        if pending and not final:
+            if messages[-1]['role'] == ROLES[USER]:
+                messages[-1]['content'] += f' {pending} ...'
+            else:
+                messages.append({'role': ROLES[USER], 'content': f'{pending} ...'})
         return messages

@@ -66,9 +66,9 @@ class OracleScheduler:
         self.rate_limited = 0
         self.stt_restarts = 0
 
-    def on_transcript(self, event: TranscriptEvent) -> None:
+    def on_transcript(self, event: TranscriptEvent) -> bool:
         """
-        Take a partial/final; older utterances and revisions are stale and ignored.
+        Take a partial/final; older utterances and revisions are stale and ignored (False).
 
         A restarted STT counts utterances from 0 again: a lower utterance id
         produced *after* the latest event starts a new stream instead of
@@ -84,8 +84,9 @@ class OracleScheduler:
                 or (event.utterance_id == latest.utterance_id
                     and (latest.final or event.revision < latest.revision))):
             self.stale_events += 1
-            return
+            return False
         self._latest = event
+        return True
 
     def poll(self) -> Restart | None:
         """Decide, now, whether to restart; call every ``poll_interval_s``."""

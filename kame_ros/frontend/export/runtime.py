@@ -111,6 +111,11 @@ class ExportedFrontEnd:
         for graph in self.graphs.values():
             graph.reset()
 
+    def reset_streaming(self) -> None:
+        """Reset Mimi's encoder and decoder state (as MimiModel.reset_streaming does)."""
+        self.graphs['mimi_encode'].reset()
+        self.graphs['mimi_decode'].reset()
+
     def encode(self, pcm: torch.Tensor) -> torch.Tensor:
         """Return one frame's audio codes, like ``mimi.encode`` in streaming mode."""
         codes, = self.graphs['mimi_encode'].run(pcm.float().cpu().numpy())
