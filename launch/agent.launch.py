@@ -4,63 +4,98 @@
 Start the kame_ros agent on a robot: one process per node of the YAML.
 
     ros2 launch kame_ros agent.launch.py [config:=/path/agent.yaml] [namespace:=robot1]
+        [use_sim_time:=false] [autostart:=true]
         [frontend_backend:=moshi|tts] [checkpoint:=kyutai/moshiko-pytorch-bf16]
         [stt_engine:=whisper|sherpa_onnx] [stt_model:=/models/zipformer]
         [llm_backend:=transformers|llama_cpp|openai] [llm_model:=/models/llm.gguf]
         [llm_base_url:=http://gpu-box:8000/v1]
+        [input_wav:=question.wav] [output_wav:=answer.wav]
 
-Each top-level key of the parameters file is a node name and an executable
-of this package, exactly as ``kame_ros_run`` reads it, so both start the
-same nodes with the same parameters. A non-empty launch argument overrides
-the YAML for its node.
+The YAML is read through kame_ros.ros.config, as ``kame_ros_run`` reads it:
+node sections (``/**/stt``) start that executable, ``/**`` applies to every
+node. A non-empty launch argument overrides the YAML for its node; a value
+outside an argument's choices, or a config that cannot be read, ends the
+launch with an error. ``input_wav``/``output_wav`` run headless (files
+instead of the sound card); the launch then ends by itself once the answer
+has been written. ``autostart:=false`` leaves the lifecycle transitions of
+stt, oracle and frontend to a lifecycle manager (nav2's convention).
 """
 import os
 
 from ament_index_python.packages import get_package_share_directory
 from launch import LaunchDescription
-from launch.actions import DeclareLaunchArgument, OpaqueFunction
+from launch.actions import (DeclareLaunchArgument, EmitEvent, LogInfo, OpaqueFunction,
+                            RegisterEventHandler)
+from launch.event_handlers import OnProcessExit
+from launch.events import Shutdown
 from launch.substitutions import LaunchConfiguration
 from launch_ros.actions import Node
-import yaml
 
-# launch argument -> (node, parameter) it overrides
+from kame_ros.nodes.registry import NODE_MODULES
+from kame_ros.ros.config import headless_nodes, nodes_in_config
+
+LIFECYCLE_NODES = ('stt', 'oracle', 'frontend')
+BOOLEAN = ['true', 'false']
+# launch argument -> (node, parameter it overrides, allowed values or None for any)
 OVERRIDES = {
-    'frontend_backend': ('frontend', 'backend'),
-    'checkpoint': ('frontend', 'checkpoint'),
-    'stt_engine': ('stt', 'engine'),
-    'stt_model': ('stt', 'model'),
-    'llm_backend': ('oracle', 'backend'),
-    'llm_model': ('oracle', 'model'),
-    'llm_base_url': ('oracle', 'base_url'),
+    'frontend_backend': ('frontend', 'backend', ['moshi', 'tts']),
+    'checkpoint': ('frontend', 'checkpoint', None),
+    'stt_engine': ('stt', 'engine', ['whisper', 'sherpa_onnx']),
+    'stt_model': ('stt', 'model', None),
+    'llm_backend': ('oracle', 'backend', ['transformers', 'llama_cpp', 'openai']),
+    'llm_model': ('oracle', 'model', None),
+    'llm_base_url': ('oracle', 'base_url', None),
 }
 
 
 def _nodes(context):
-    config = LaunchConfiguration('config').perform(context)
-    namespace = LaunchConfiguration('namespace').perform(context)
-    with open(config) as f:
-        names = [key.strip('/') for key in (yaml.safe_load(f) or {})]
-    overrides = {name: {} for name in names}
-    for argument, (node, parameter) in OVERRIDES.items():
-        value = LaunchConfiguration(argument).perform(context)
-        if value and node in overrides:
-            overrides[node][parameter] = value
-    return [Node(package='kame_ros', executable=name, name=name, namespace=namespace,
-                 parameters=[config, overrides[name]], output='screen', emulate_tty=True)
-            for name in names]
+    def arg(name: str) -> str:
+        return LaunchConfiguration(name).perform(context)
+    config = arg('config')
+    names, params = headless_nodes(nodes_in_config(config, NODE_MODULES),
+                                   arg('input_wav'), arg('output_wav'))
+    if arg('input_wav') and not os.path.isfile(arg('input_wav')):
+        raise FileNotFoundError(f'input_wav: no such file {arg("input_wav")}')
+    for name in names:
+        params.setdefault(name, {})['use_sim_time'] = arg('use_sim_time') == 'true'
+        if name in LIFECYCLE_NODES:
+            params[name]['autostart'] = arg('autostart') == 'true'
+    for argument, (node, parameter, _) in OVERRIDES.items():
+        if arg(argument) and node in params:
+            params[node][parameter] = arg(argument)
+    actions = [Node(package='kame_ros', executable=name, name=name, namespace=arg('namespace'),
+                    parameters=[config, params[name]], output='screen', emulate_tty=True)
+               for name in names]
+    sink = next((a for a, n in zip(actions, names) if n == 'wav_sink'), None)
+    if sink is not None:
+        actions.append(RegisterEventHandler(OnProcessExit(
+            target_action=sink, on_exit=[
+                LogInfo(msg=f'answer written to {arg("output_wav")}; shutting down'),
+                EmitEvent(event=Shutdown(reason='headless run finished'))])))
+    return actions
 
 
 def generate_launch_description():
-    """Launch arguments, then the nodes the YAML configures."""
+    """Declare the launch arguments, then start the nodes the YAML configures."""
     default_config = os.path.join(get_package_share_directory('kame_ros'), 'config',
                                   'agent.yaml')
     arguments = [
         DeclareLaunchArgument('config', default_value=default_config,
-                              description='ROS 2 parameters YAML; its keys are the nodes'),
+                              description='ROS 2 parameters YAML; its node sections are started'),
         DeclareLaunchArgument('namespace', default_value='',
                               description='Namespace for every node and relative topic'),
+        DeclareLaunchArgument('use_sim_time', default_value='false', choices=BOOLEAN,
+                              description='Stamp with /clock (bag replay, simulation)'),
+        DeclareLaunchArgument('autostart', default_value='true', choices=BOOLEAN,
+                              description='Configure and activate the lifecycle nodes at once '
+                                          '(false: leave it to a lifecycle manager)'),
+        DeclareLaunchArgument('input_wav', default_value='',
+                              description='Headless: this WAV is the microphone'),
+        DeclareLaunchArgument('output_wav', default_value='',
+                              description='Headless: write the speaker to this WAV, then end'),
     ]
     arguments += [DeclareLaunchArgument(name, default_value='',
+                                        choices=[''] + choices if choices else None,
                                         description=f'{node}: {parameter} (empty = YAML)')
-                  for name, (node, parameter) in OVERRIDES.items()]
+                  for name, (node, parameter, choices) in OVERRIDES.items()]
     return LaunchDescription(arguments + [OpaqueFunction(function=_nodes)])

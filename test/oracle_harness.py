@@ -14,17 +14,21 @@ from kame_ros.wire.text import decode_event, encode_event
 class OracleDriver:
     """A test node standing in for the STT (publisher) and the front-end (subscriber)."""
 
-    def __init__(self, ros) -> None:
+    def __init__(self, ros, namespace: str = '') -> None:
         self.node = ros.node('oracle_driver')
-        self.partial = self.node.create_publisher(STT_PARTIAL.msg_type, STT_PARTIAL.name,
+        self.ns = namespace
+        self.partial = self.node.create_publisher(STT_PARTIAL.msg_type,
+                                                  f'{namespace}/{STT_PARTIAL.name}',
                                                   STT_PARTIAL.qos)
-        self.final = self.node.create_publisher(STT_FINAL.msg_type, STT_FINAL.name,
-                                                STT_FINAL.qos)
-        self.context = self.node.create_publisher(ROBOT_CONTEXT.msg_type, ROBOT_CONTEXT.name,
+        self.final = self.node.create_publisher(STT_FINAL.msg_type,
+                                                f'{namespace}/{STT_FINAL.name}', STT_FINAL.qos)
+        self.context = self.node.create_publisher(ROBOT_CONTEXT.msg_type,
+                                                  f'{namespace}/{ROBOT_CONTEXT.name}',
                                                   ROBOT_CONTEXT.qos)
         self.events: list[tuple[float, OracleEvent]] = []
         self.stamps_ns: list[int] = []
-        self.node.create_subscription(ORACLE_EVENTS.msg_type, ORACLE_EVENTS.name,
+        self.node.create_subscription(ORACLE_EVENTS.msg_type,
+                                      f'{namespace}/{ORACLE_EVENTS.name}',
                                       self._on_event, ORACLE_EVENTS.qos)
         self.seq = 0
 
@@ -37,7 +41,7 @@ class OracleDriver:
         """Wait until the oracle subscribes to transcripts and publishes events."""
         end = time.monotonic() + timeout
         while not (self.partial.get_subscription_count() and self.final.get_subscription_count()
-                   and self.node.count_publishers(ORACLE_EVENTS.name)):
+                   and self.node.count_publishers(f'{self.ns}/{ORACLE_EVENTS.name}')):
             assert time.monotonic() < end, 'oracle node never became ready'
             time.sleep(0.1)
         time.sleep(0.5)

@@ -75,3 +75,16 @@ def test_sequence_tracker_verdicts():
     assert t.check(0).verdict is SeqVerdict.LATE
     t.last = 100
     assert t.check(0).verdict is SeqVerdict.RESTART and t.last == 0
+
+
+def test_short_stream_restarted_is_a_new_stream_by_its_stamps():
+    """A publisher restarted after 20 frames (< restart_window): newer stamps, new stream."""
+    t = SequenceTracker()
+    frame_ns = 80_000_000
+    for seq in range(20):
+        assert t.check(seq, 1_000 + seq * frame_ns).verdict is SeqVerdict.NEXT
+    restart = t.check(0, 1_000 + 30 * frame_ns)
+    assert restart.verdict is SeqVerdict.RESTART and t.last == 0
+    assert t.check(1, 1_000 + 31 * frame_ns).verdict is SeqVerdict.NEXT
+    assert t.check(0, 1_000 + 30 * frame_ns).verdict is SeqVerdict.LATE, 'a retransmission'
+    assert t.check(0, 1_000).verdict is SeqVerdict.LATE, 'older in sequence and in time'

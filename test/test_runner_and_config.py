@@ -7,11 +7,13 @@ from pathlib import Path
 import re
 
 import numpy as np
+import pytest
 import yaml
 
 from kame_ros.audio.wav import read_wav_24k, write_wav
 from kame_ros.nodes.registry import node_class, NODE_MODULES
-from kame_ros.run import nodes_in_config
+from kame_ros.ros.config import (ConfigError, headless_nodes, node_of_key, node_parameters,
+                                 nodes_in_config)
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -27,10 +29,12 @@ def test_every_config_node_is_registered_with_an_executable():
     assert entry_points() == set(NODE_MODULES)
     for config in (ROOT / 'config').glob('*.yaml'):
         data = yaml.safe_load(config.read_text())
-        assert set(data) <= set(NODE_MODULES), f'{config.name}: unknown nodes'
-        assert nodes_in_config(config) == list(data)
-        for name, section in data.items():
-            params = section['ros__parameters']
+        names = [node_of_key(key) for key in data]
+        assert all(key.startswith('/**/') for key in data), 'sections apply in any namespace'
+        assert set(names) <= set(NODE_MODULES), f'{config.name}: unknown nodes'
+        assert nodes_in_config(config, NODE_MODULES) == names
+        for name in names:
+            params = node_parameters(data, name)
             cls = node_class(name)
             source = Path(__import__(cls.__module__, fromlist=['x']).__file__).read_text()
             declared = set(re.findall(r"declare\(\s*self,\s*'(\w+)'", source))
@@ -39,22 +43,46 @@ def test_every_config_node_is_registered_with_an_executable():
             assert set(params) <= declared, f'{config.name}:{name} sets undeclared parameters'
 
 
-def test_launch_file_starts_the_yaml_nodes():
-    source = (ROOT / 'launch' / 'agent.launch.py').read_text()
-    tree = ast.parse(source)
-    functions = {n.name for n in ast.walk(tree) if isinstance(n, ast.FunctionDef)}
-    imported = {a.name for n in ast.walk(tree) if isinstance(n, ast.ImportFrom)
-                for a in n.names}
-    assert 'generate_launch_description' in functions
-    assert {'Node', 'OpaqueFunction', 'DeclareLaunchArgument'} <= imported
-    assert 'executable=name' in source and 'parameters=[config, overrides[name]]' in source
+def test_one_reader_for_wildcards_namespaces_and_plain_keys(tmp_path):
+    config = tmp_path / 'robot.yaml'
+    config.write_text(yaml.safe_dump({
+        '/**': {'ros__parameters': {'use_sim_time': True}},
+        '/**/oracle': {'ros__parameters': {'max_words': 7}},
+        'stt': {'ros__parameters': {'threads': 1}},
+        '/robot1/frontend': {'ros__parameters': {'backend': 'tts'}},
+        '/**/nav2_controller': {'ros__parameters': {'x': 1}}}, sort_keys=False))
+    assert nodes_in_config(config, NODE_MODULES) == ['oracle', 'stt', 'frontend']
+    data = yaml.safe_load(config.read_text())
+    assert node_parameters(data, 'oracle') == {'use_sim_time': True, 'max_words': 7}
+    for bad, message in (('- a list', 'not a ROS 2 parameters file'),
+                         ('oracle: {max_words: 3}', 'has no ros__parameters'),
+                         ('oracle: [', 'not valid YAML')):
+        config.write_text(bad)
+        with pytest.raises(ConfigError, match=message):
+            nodes_in_config(config, NODE_MODULES)
+    with pytest.raises(ConfigError, match='cannot read'):
+        nodes_in_config(tmp_path / 'nope.yaml', NODE_MODULES)
+
+
+def test_headless_swaps_sound_card_for_files():
+    names, params = headless_nodes(['audio_capture', 'audio_playback', 'stt', 'oracle',
+                                    'frontend'], 'q.wav', 'a.wav')
+    assert names == ['wav_source', 'stt', 'oracle', 'frontend', 'wav_sink']
+    assert params['wav_source']['wait_for_subscribers'] == 2
+    assert params['wav_source']['trailing_silence_s'] > 5, 'the answer needs an open mic'
+    assert params['wav_sink']['path'] == 'a.wav'
+    assert headless_nodes(['stt'], '', '') == (['stt'], {})
+
+
+def test_launch_file_arguments_match_the_yaml():
+    tree = ast.parse((ROOT / 'launch' / 'agent.launch.py').read_text())
     overrides = next(n.value for n in ast.walk(tree) if isinstance(n, ast.Assign)
                      and getattr(n.targets[0], 'id', '') == 'OVERRIDES')
     agent = yaml.safe_load((ROOT / 'config' / 'agent.yaml').read_text())
-    for argument, target in ast.literal_eval(overrides).items():
-        node, parameter = target
-        assert parameter in agent[node]['ros__parameters'], f'{argument} -> unknown {target}'
-
+    for argument, (node, parameter, choices) in ast.literal_eval(overrides).items():
+        assert parameter in node_parameters(agent, node), f'{argument} -> unknown {node}'
+        if choices:
+            assert node_parameters(agent, node)[parameter] in choices, argument
     scripts = configparser.ConfigParser()
     scripts.read(ROOT / 'setup.cfg')
     assert scripts['install']['install_scripts'] == '$base/lib/kame_ros'
@@ -64,11 +92,22 @@ def test_runner_runs_source_and_sink_in_one_process(tmp_path, processes):
     signal = (np.random.default_rng(2).standard_normal(1920 * 10) * 2000).astype(np.int16)
     write_wav(tmp_path / 'q.wav', signal)
     proc = processes.start(
-        'kame_ros_run', '--config', str(ROOT / 'config' / 'wav_io.yaml'), '--ros-args',
-        '-p', f'wav_source:path:={tmp_path / "q.wav"}', '-p', 'wav_source:wait_for_subscribers:=1',
-        '-p', f'wav_sink:path:={tmp_path / "a.wav"}', '-p', 'wav_sink:idle_timeout_s:=0.5',
-        '-r', 'wav_sink:audio/speaker:=audio/mic')
+        'kame_ros_run', '--nodes', 'wav_source', 'wav_sink', '--input', str(tmp_path / 'q.wav'),
+        '--output', str(tmp_path / 'a.wav'), '--ros-args',
+        '-p', 'wav_source:wait_for_subscribers:=1', '-p', 'wav_source:trailing_silence_s:=0.0',
+        '-p', 'wav_sink:idle_timeout_s:=0.5', '-r', 'wav_sink:audio/speaker:=audio/mic')
     assert proc.wait(timeout=30) == 0, processes.log(proc)
     assert np.array_equal(read_wav_24k(tmp_path / 'a.wav'), signal)
     log = processes.log(proc)
     assert 'starting wav_source, wav_sink' in log and 'Traceback' not in log
+
+
+def test_runner_refuses_bad_config_and_input_at_once(tmp_path, processes):
+    (tmp_path / 'bad.yaml').write_text('oracle: [')
+    for args, message in ((['--config', str(tmp_path / 'bad.yaml')], 'not valid YAML'),
+                          (['--config', str(tmp_path / 'nope.yaml')], 'cannot read'),
+                          (['--input', str(tmp_path / 'nope.wav')], 'no such file')):
+        proc = processes.start('kame_ros_run', *args)
+        assert proc.wait(timeout=20) != 0
+        log = processes.log(proc)
+        assert message in log and 'Traceback' not in log, log

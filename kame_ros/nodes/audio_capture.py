@@ -9,7 +9,6 @@ process. A missing or lost device is reported once, counted, and retried
 every ``retry_period_s`` until it comes back.
 """
 import threading
-import time
 
 from rclpy.node import Node
 
@@ -79,7 +78,7 @@ class AudioCapture(Node):
                 self.nonfinite_samples += bad
                 for frame in assembler.push(samples):
                     lag_ns = int(assembler.pending * 1e9 / SAMPLE_RATE)
-                    start_ns = time.time_ns() - lag_ns - FRAME_NS
+                    start_ns = self.get_clock().now().nanoseconds - lag_ns - FRAME_NS
                     self.out.publish(frame, clock.stamp(start_ns))
         finally:
             opened.stream.close()

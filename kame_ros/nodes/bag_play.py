@@ -28,10 +28,12 @@ class BagPlay(Node):
         self.wait_for_subscribers = declare(
             self, 'wait_for_subscribers', 0,
             'Hold playback until every replayed topic has this many subscribers', 0, 100)
+        clock = declare(self, 'clock', False,
+                        "Publish the bag's time on /clock (for nodes with use_sim_time)")
         self.finished = threading.Event()
         self.error = ''
         try:
-            self.playback = BagPlayback(self, self.path, topics, self.rate, KNOWN_QOS)
+            self.playback = BagPlayback(self, self.path, topics, self.rate, KNOWN_QOS, clock)
         except (OSError, ValueError, KeyError) as err:
             self.playback, self.error = None, f'cannot play {self.path!r}: {err}'
             self.get_logger().error(self.error)

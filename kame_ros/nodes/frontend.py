@@ -30,7 +30,8 @@ from kame_ros.ros.audio_in import AudioInput
 from kame_ros.ros.audio_out import AudioOutput
 from kame_ros.ros.diagnostics import Diagnostics, ERROR, Health, OK, WARN
 from kame_ros.ros.frame_worker import FrameWorker
-from kame_ros.ros.lifecycle import enable_autostart
+from kame_ros.ros.lifecycle import (enable_autostart, Interfaces,
+                                    refuse_changes_while_configured)
 from kame_ros.ros.params import declare
 from kame_ros.ros.spin import run_nodes
 from kame_ros.ros.text_io import TextInput, TextOutput
@@ -46,8 +47,25 @@ class FrontEndNode(LifecycleNode):
     """Runs Moshi/KAME (or the TTS fallback) on the 80 ms audio clock."""
 
     def __init__(self, **kwargs) -> None:
-        """Declare parameters; models load in configure."""
+        """Declare parameters; they are read, and models load, in configure."""
         super().__init__('frontend', **kwargs)
+        self._read_parameters()
+        self.engine: FrontEndEngine | None = None
+        self.error = ''
+        self.frames_out = 0
+        self.worker: FrameWorker | None = None
+        self._speaking = False
+        self._loud_recent = 0
+        self.enabled = True
+        self.says = 0
+        self.audio_in: AudioInput | None = None
+        self.interfaces = Interfaces(self)
+        self.diagnostics = Diagnostics(self, self._health)
+        refuse_changes_while_configured(self, lambda: self.engine is not None)
+        enable_autostart(self)
+
+    def _read_parameters(self) -> None:
+        """Declare (first call) and read every parameter."""
         self.backend = declare(self, 'backend', 'moshi', 'moshi (Moshi/KAME) or tts (hibari)')
         self.checkpoint = declare(self, 'checkpoint', 'kyutai/moshiko-pytorch-bf16',
                                   'moshi: local checkpoint directory or Hugging Face repo')
@@ -78,30 +96,10 @@ class FrontEndNode(LifecycleNode):
         self.max_queue_frames = declare(
             self, 'max_queue_frames', 4,
             'Input frames allowed to wait; older ones are dropped to bound latency', 1, 100)
-        self.engine: FrontEndEngine | None = None
-        self.error = ''
-        self.frames_out = 0
-        self.worker = FrameWorker('frontend-loop', self._process, self.max_queue_frames,
-                                  self._on_drop)
-        self._speaking = False
-        self._loud_recent = 0
-        self.out = AudioOutput(self, SPEAKER_AUDIO, 'speaker_link')
-        self.text_out = TextOutput(self, FRONTEND_TEXT)
-        self.speaking_pub = self.create_publisher(AGENT_SPEAKING.msg_type, AGENT_SPEAKING.name,
-                                                  AGENT_SPEAKING.qos)
-        self.speaking_pub.publish(Bool(data=False))
-        self.enabled = True
-        self.enabled_pub = self.create_publisher(AGENT_ENABLED.msg_type, AGENT_ENABLED.name,
-                                                 AGENT_ENABLED.qos)
-        self.enabled_pub.publish(Bool(data=True))
-        self.create_service(SetBool, ENABLE_SERVICE, self._on_enable)
-        self.say_done = TextOutput(self, SAY_DONE)
-        self.says = 0
-        self.diagnostics = Diagnostics(self, self._health)
-        enable_autostart(self)
 
     def on_configure(self, state: LifecycleState) -> TransitionCallbackReturn:
-        """Load and warm up the backend (slow), then subscribe."""
+        """Read the parameters, load and warm up the backend (slow), create the topics."""
+        self._read_parameters()
         log = self.get_logger()
         try:
             if self.backend == 'moshi':
@@ -121,11 +119,20 @@ class FrontEndNode(LifecycleNode):
             log.error(f'cannot configure the front-end: {self.error}')
             return TransitionCallbackReturn.FAILURE
         self.error = ''
-        self.audio_in = AudioInput(self, MIC_AUDIO, self.worker.put)
-        self.oracle_in = TextInput(self, ORACLE_EVENTS, self._on_oracle, KINDS,
-                                   OracleEvent.from_event)
-        self.create_subscription(SAY.msg_type, SAY.name, self._on_say, SAY.qos)
-        return TransitionCallbackReturn.SUCCESS
+        self.worker = FrameWorker('frontend-loop', self._process, self.max_queue_frames,
+                                  self._on_drop)
+        track = self.interfaces.track
+        self.out = track(AudioOutput(self, SPEAKER_AUDIO, 'speaker_link', lifecycle=True))
+        self.text_out = track(TextOutput(self, FRONTEND_TEXT, lifecycle=True))
+        self.say_done = track(TextOutput(self, SAY_DONE, lifecycle=True))
+        self.speaking_pub = self.interfaces.publisher(AGENT_SPEAKING)
+        self.enabled_pub = self.interfaces.publisher(AGENT_ENABLED)
+        self.interfaces.service(SetBool, ENABLE_SERVICE, self._on_enable)
+        self.audio_in = track(AudioInput(self, MIC_AUDIO, self._hear))
+        self.oracle_in = track(TextInput(self, ORACLE_EVENTS, self._on_oracle, KINDS,
+                                         OracleEvent.from_event))
+        self.interfaces.subscription(SAY, self._on_say)
+        return super().on_configure(state)
 
     def _exported(self, models):
         """Return the onnxruntime graphs when ``runtime`` is onnx (exported on first use)."""
@@ -141,21 +148,41 @@ class FrontEndNode(LifecycleNode):
 
     def on_activate(self, state: LifecycleState) -> TransitionCallbackReturn:
         """Start the frame loop."""
+        result = super().on_activate(state)
+        self._speaking, self._loud_recent = False, 0
+        self.speaking_pub.publish(Bool(data=False))
+        self.enabled_pub.publish(Bool(data=self.enabled))
         self.engine.start()
         self.worker.start()
         self.get_logger().info(f'front-end active ({self.backend}'
                                f'{", " + self.engine.mode if self.backend == "moshi" else ""}'
                                f'{", onnxruntime" if self.runtime == "onnx" else ""})')
-        return super().on_activate(state)
+        return result
 
     def on_deactivate(self, state: LifecycleState) -> TransitionCallbackReturn:
-        """Stop the frame loop."""
+        """Stop the frame loop; frames heard while inactive are neither queued nor answered."""
         self._halt()
         return super().on_deactivate(state)
 
+    def on_cleanup(self, state: LifecycleState) -> TransitionCallbackReturn:
+        """Destroy the topics and the service, release the models."""
+        self.interfaces.release()
+        self.audio_in = self.worker = self.engine = None
+        return TransitionCallbackReturn.SUCCESS
+
+    def on_shutdown(self, state: LifecycleState) -> TransitionCallbackReturn:
+        """Stop the frame loop whatever the state."""
+        self.close()
+        return TransitionCallbackReturn.SUCCESS
+
     def _halt(self) -> None:
-        if self.worker.stop():
+        if self.worker is not None and self.worker.stop():
+            self.worker.clear()
             self.engine.stop()
+
+    def _hear(self, frame: AudioFrame) -> None:
+        if self.worker is not None and self.worker.running:
+            self.worker.put(frame)
 
     def _on_drop(self, frame: AudioFrame) -> None:
         # A dropped input frame still gets its output frame (silence): frames out = frames in.
@@ -220,12 +247,12 @@ class FrontEndNode(LifecycleNode):
             return Health(ERROR if self.error else WARN, self.error or 'not configured')
         values = {'backend': self.backend, 'runtime': self.runtime, 'enabled': self.enabled,
                   'say_requests': self.says,
-                  'frames_in': self.worker.received,
+                  'frames_in': self.worker.received if self.worker else 0,
                   'frames_out': self.frames_out, **self.engine.budget.summary()}
         timeline = getattr(self.engine, 'timeline', None)
         if timeline is not None:
             values.update({f'oracle_{k}': v for k, v in vars(timeline.stats).items()})
-        if hasattr(self, 'audio_in'):
+        if self.audio_in is not None:
             values.update(self.audio_in.drops.as_values())
         budget = self.engine.budget
         level = WARN if budget.misses or budget.dropped else OK

@@ -30,7 +30,8 @@ from kame_ros.oracle.prompt import PromptBuilder, SYSTEM_PROMPT
 from kame_ros.oracle.scheduler import OracleScheduler, Restart, SchedulerConfig
 from kame_ros.ros.diagnostics import Diagnostics, ERROR, Health, OK, WARN
 from kame_ros.ros.frame_worker import FrameWorker
-from kame_ros.ros.lifecycle import enable_autostart
+from kame_ros.ros.lifecycle import (enable_autostart, Interfaces,
+                                    refuse_changes_while_configured)
 from kame_ros.ros.params import declare, declare_strings
 from kame_ros.ros.spin import run_nodes
 from kame_ros.ros.text_io import TextInput, TextOutput
@@ -46,8 +47,23 @@ class OracleNode(LifecycleNode):
     """Streams the LLM's latest candidate reply as reset/append/done events."""
 
     def __init__(self, **kwargs) -> None:
-        """Declare parameters; everything heavy waits for configure."""
+        """Declare parameters; they are read, and everything heavy happens, in configure."""
         super().__init__('oracle', **kwargs)
+        self._read_parameters()
+        self.engine: OracleEngine | None = None
+        self.intents: IntentProposer | None = None
+        self.intent_worker: FrameWorker[TranscriptEvent] | None = None
+        self.intent_counts = {'published': 0, 'below_threshold': 0, 'errors': 0}
+        self.robot_context = ''
+        self.error = ''
+        self.inputs: list[TextInput] = []
+        self.interfaces = Interfaces(self)
+        self.diagnostics = Diagnostics(self, self._health)
+        refuse_changes_while_configured(self, lambda: self.engine is not None)
+        enable_autostart(self)
+
+    def _read_parameters(self) -> None:
+        """Declare (first call) and read every parameter."""
         self.backend_kind = declare(self, 'backend', 'transformers',
                                     f'LLM backend: one of {", ".join(BACKENDS)}')
         self.model = declare(self, 'model', '',
@@ -82,20 +98,10 @@ class OracleNode(LifecycleNode):
         self.intent_min_score = declare(self, 'intent_min_score', 1.5,
                                         'How clearly (nats/token above a neutral sentence) '
                                         'the LLM must prefer a command to publish it', 0.0, 10.0)
-        self.engine: OracleEngine | None = None
-        self.intents: IntentProposer | None = None
-        self.intent_worker: FrameWorker[TranscriptEvent] | None = None
-        self.intent_counts = {'published': 0, 'below_threshold': 0, 'errors': 0}
-        self.robot_context = ''
-        self.error = ''
-        self.events_out = TextOutput(self, ORACLE_EVENTS, lifecycle=True)
-        self.intents_out = TextOutput(self, INTENTS, lifecycle=True)
-        self.prompt_out = TextOutput(self, ORACLE_PROMPT, lifecycle=True)
-        self.diagnostics = Diagnostics(self, self._health)
-        enable_autostart(self)
 
     def on_configure(self, state: LifecycleState) -> TransitionCallbackReturn:
-        """Build and load the backend (slow: model weights)."""
+        """Read the parameters, build and load the backend (slow: weights), create the topics."""
+        self._read_parameters()
         try:
             backend = make_backend(self.backend_kind, self.model, self.quantization,
                                    self.threads, self.base_url, self.api_key_env,
@@ -109,15 +115,17 @@ class OracleNode(LifecycleNode):
         self.error = ''
         prompt = PromptBuilder(self.system_prompt or SYSTEM_PROMPT, self.max_words,
                                self.max_turns)
+        self.events_out = self.interfaces.track(TextOutput(self, ORACLE_EVENTS, lifecycle=True))
+        self.intents_out = self.interfaces.track(TextOutput(self, INTENTS, lifecycle=True))
+        self.prompt_out = self.interfaces.track(TextOutput(self, ORACLE_PROMPT, lifecycle=True))
         self.engine = OracleEngine(backend, self._publish, OracleScheduler(self.scheduler_config),
                                    prompt, self.max_tokens, self._publish_prompt)
-        self.inputs = [TextInput(self, topic, self._on_transcript, (kind,),
-                                 TranscriptEvent.from_event)
+        self.inputs = [self.interfaces.track(TextInput(self, topic, self._on_transcript, (kind,),
+                                                       TranscriptEvent.from_event))
                        for topic, kind in ((STT_PARTIAL, PARTIAL), (STT_FINAL, FINAL))]
-        self.inputs.append(TextInput(self, FRONTEND_TEXT, self._on_agent_text,
-                                     ('frontend.text',)))
-        self.create_subscription(ROBOT_CONTEXT.msg_type, ROBOT_CONTEXT.name, self._on_context,
-                                 ROBOT_CONTEXT.qos)
+        self.inputs.append(self.interfaces.track(
+            TextInput(self, FRONTEND_TEXT, self._on_agent_text, ('frontend.text',))))
+        self.interfaces.subscription(ROBOT_CONTEXT, self._on_context)
         return super().on_configure(state)
 
     def _configure_intents(self) -> None:
@@ -150,12 +158,19 @@ class OracleNode(LifecycleNode):
         return super().on_deactivate(state)
 
     def on_cleanup(self, state: LifecycleState) -> TransitionCallbackReturn:
-        """Release the model."""
+        """Destroy the topics and release the model."""
+        self.interfaces.release()
+        self.inputs = []
         self.engine.backend.close()
         self.engine = None
         if self.intents is not None:
             self.intents.backend.close()
             self.intents = self.intent_worker = None
+        return TransitionCallbackReturn.SUCCESS
+
+    def on_shutdown(self, state: LifecycleState) -> TransitionCallbackReturn:
+        """Stop generating whatever the state."""
+        self.close()
         return TransitionCallbackReturn.SUCCESS
 
     def _on_transcript(self, event: TranscriptEvent) -> None:

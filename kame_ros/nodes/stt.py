@@ -23,7 +23,8 @@ from kame_ros.audio.frames import AudioFrame
 from kame_ros.ros.audio_in import AudioInput
 from kame_ros.ros.diagnostics import Diagnostics, ERROR, Health, OK, WARN
 from kame_ros.ros.frame_worker import FrameWorker
-from kame_ros.ros.lifecycle import enable_autostart
+from kame_ros.ros.lifecycle import (enable_autostart, Interfaces,
+                                    refuse_changes_while_configured)
 from kame_ros.ros.params import declare
 from kame_ros.ros.spin import run_nodes
 from kame_ros.ros.text_io import TextOutput
@@ -41,8 +42,29 @@ class SttNode(LifecycleNode):
     """Publishes partial and final transcripts and the user-speaking flag."""
 
     def __init__(self, **kwargs) -> None:
-        """Declare parameters; the engine loads in configure."""
+        """Declare parameters; they are read and the engine loads in configure."""
         super().__init__('stt', **kwargs)
+        self._read_parameters()
+        self.engine = None
+        self.echo: EchoCanceller | None = None
+        self.engine_failures = 0
+        self.last_failure = ''
+        self.engine_down_drops = 0
+        self._retry_at: float | None = None
+        self.error = ''
+        self.listening = True
+        self.partials = 0
+        self.finals = 0
+        self._speaking = False
+        self.worker = FrameWorker('stt-feed', self._process, MAX_QUEUE)
+        self.interfaces = Interfaces(self)
+        self.audio_in: AudioInput | None = None
+        self.diagnostics = Diagnostics(self, self._health)
+        refuse_changes_while_configured(self, lambda: self.engine is not None)
+        enable_autostart(self)
+
+    def _read_parameters(self) -> None:
+        """Declare (first call) and read every parameter."""
         self.engine_kind = declare(self, 'engine', 'whisper',
                                    'whisper (embedded, Silero VAD + tiny.en) or sherpa_onnx')
         self.model = declare(self, 'model', '',
@@ -64,25 +86,6 @@ class SttNode(LifecycleNode):
         self.engine_retry_s = declare(self, 'engine_retry_s', 2.0,
                                       'Wait between attempts to rebuild a failed engine',
                                       0.1, 60.0)
-        self.echo = EchoCanceller(self.echo_max_delay_s) if self.echo_cancel else None
-        self.engine = None
-        self.engine_failures = 0
-        self.last_failure = ''
-        self.engine_down_drops = 0
-        self._retry_at: float | None = None
-        self.error = ''
-        self.listening = True
-        self.partials = 0
-        self.finals = 0
-        self._speaking = False
-        self.worker = FrameWorker('stt-feed', self._process, MAX_QUEUE)
-        self.partial_out = TextOutput(self, STT_PARTIAL)
-        self.final_out = TextOutput(self, STT_FINAL)
-        self.speaking_pub = self.create_publisher(USER_SPEAKING.msg_type, USER_SPEAKING.name,
-                                                  USER_SPEAKING.qos)
-        self.speaking_pub.publish(Bool(data=False))
-        self.diagnostics = Diagnostics(self, self._health)
-        enable_autostart(self)
 
     def _build_engine(self) -> None:
         """Create and load the configured engine (raises SttError)."""
@@ -98,30 +101,57 @@ class SttNode(LifecycleNode):
         self.engine, self.error = engine, ''
 
     def on_configure(self, state: LifecycleState) -> TransitionCallbackReturn:
-        """Build and load the engine."""
+        """Read the parameters, build and load the engine, create the topics."""
+        self._read_parameters()
         try:
             self._build_engine()
         except SttError as err:
             self.engine, self.error = None, str(err)
             self.get_logger().error(f'cannot configure the STT: {err}')
             return TransitionCallbackReturn.FAILURE
-        self.audio_in = AudioInput(self, MIC_AUDIO, self.worker.put)
-        self.create_subscription(AGENT_ENABLED.msg_type, AGENT_ENABLED.name,
-                                 lambda msg: setattr(self, 'listening', msg.data),
-                                 AGENT_ENABLED.qos)
+        self.echo = EchoCanceller(self.echo_max_delay_s) if self.echo_cancel else None
+        self.partial_out = self.interfaces.track(TextOutput(self, STT_PARTIAL, lifecycle=True))
+        self.final_out = self.interfaces.track(TextOutput(self, STT_FINAL, lifecycle=True))
+        self.speaking_pub = self.interfaces.publisher(USER_SPEAKING)
+        self.audio_in = self.interfaces.track(AudioInput(self, MIC_AUDIO, self._hear))
+        self.interfaces.subscription(AGENT_ENABLED,
+                                     lambda msg: setattr(self, 'listening', msg.data))
         if self.echo is not None:
-            self.speaker_in = AudioInput(self, SPEAKER_AUDIO, self.echo.reference)
+            self.interfaces.track(AudioInput(self, SPEAKER_AUDIO, self.echo.reference))
         return TransitionCallbackReturn.SUCCESS
 
     def on_activate(self, state: LifecycleState) -> TransitionCallbackReturn:
         """Start feeding the engine."""
+        result = super().on_activate(state)
+        self._speaking = False
+        self.speaking_pub.publish(Bool(data=False))
         self.worker.start()
-        return super().on_activate(state)
+        self.get_logger().info('stt active')
+        return result
 
     def on_deactivate(self, state: LifecycleState) -> TransitionCallbackReturn:
-        """Stop feeding the engine."""
+        """Stop feeding the engine; audio heard while inactive is not queued."""
         self.worker.stop()
+        self.worker.clear()
         return super().on_deactivate(state)
+
+    def on_cleanup(self, state: LifecycleState) -> TransitionCallbackReturn:
+        """Destroy the topics and release the engine."""
+        self.interfaces.release()
+        self.audio_in = None
+        if self.engine is not None:
+            self.engine.close()
+        self.engine = None
+        return TransitionCallbackReturn.SUCCESS
+
+    def on_shutdown(self, state: LifecycleState) -> TransitionCallbackReturn:
+        """Release everything whatever the state."""
+        self.close()
+        return TransitionCallbackReturn.SUCCESS
+
+    def _hear(self, frame: AudioFrame) -> None:
+        if self.worker.running:
+            self.worker.put(frame)
 
     def _process(self, frame: AudioFrame) -> None:
         if not self.listening:  # muted through agent/enable: hear nothing
@@ -186,7 +216,7 @@ class SttNode(LifecycleNode):
         if self.echo is not None:
             values.update({f'echo_{k}': round(v, 2) if isinstance(v, float) else v
                            for k, v in vars(self.echo.stats).items()})
-        if hasattr(self, 'audio_in'):
+        if self.audio_in is not None:
             values.update(self.audio_in.drops.as_values())
         if self._retry_at is not None:
             return Health(ERROR, self.error, values)

@@ -48,7 +48,7 @@ class WavSink(Node):
             self.create_timer(0.1, self._check_idle)
 
     def _on_frame(self, frame: AudioFrame) -> None:
-        now = time.time_ns()
+        now = self.get_clock().now().nanoseconds
         with self._lock:
             if self._log and self.fill_gaps:
                 missing = frame.seq - self._log[-1][0] - 1

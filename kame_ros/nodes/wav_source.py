@@ -79,17 +79,19 @@ class WavSource(Node):
                 return
         if self._stop.wait(self.start_delay_s):
             return
+        # Paced on the wall clock; stamped with the node clock (sim time when it is used).
         period_ns = FRAME_NS / self.realtime_factor if self.realtime_factor > 0 else 0
-        t0 = time.time_ns()
+        t0, stamp0 = time.monotonic_ns(), self.get_clock().now().nanoseconds
         k = 0
         frames = self._frames
         while not self._stop.is_set():
             for samples in frames:
-                stamp = t0 + int(k * period_ns)
-                delay = (stamp + period_ns - time.time_ns()) / 1e9
+                delay = (t0 + (k + 1) * period_ns - time.monotonic_ns()) / 1e9
                 if delay > 0 and self._stop.wait(delay):
                     return
-                self.out.publish(samples, stamp if period_ns else time.time_ns())
+                stamp = stamp0 + int(k * period_ns) if period_ns else \
+                    self.get_clock().now().nanoseconds
+                self.out.publish(samples, stamp)
                 k += 1
             if frames is self._frames:
                 self.get_logger().info(f'published {self.out.seq} frames of {self.path}')

@@ -48,7 +48,7 @@ class AudioInput:
             self._drop(err.reason, err.detail)
             return
         if self._tracker is not None:
-            check = self._tracker.check(frame.seq)
+            check = self._tracker.check(frame.seq, frame.stamp_ns)
             if check.verdict in (SeqVerdict.DUPLICATE, SeqVerdict.LATE):
                 self._drop(check.verdict.value, f'seq {frame.seq} after {self._tracker.last}')
                 return
@@ -60,6 +60,10 @@ class AudioInput:
         self.received += 1
         self.last_frame = frame
         self._on_frame(frame)
+
+    def close(self) -> None:
+        """Destroy the subscription."""
+        self._node.destroy_subscription(self.subscription)
 
     def _drop(self, reason: str, detail: str, n: int = 1) -> None:
         if self.drops.record(reason, n):

@@ -16,9 +16,14 @@ class AudioOutput:
     """Stamps, numbers and publishes frames; optionally latches a stream description."""
 
     def __init__(self, node: Node, topic: Topic, frame_id: str,
-                 info_topic: Topic | None = None, info: dict | None = None) -> None:
-        """Create the publisher (and the latched info publisher)."""
-        self._pub = node.create_publisher(topic.msg_type, topic.name, topic.qos)
+                 info_topic: Topic | None = None, info: dict | None = None,
+                 lifecycle: bool = False) -> None:
+        """Create the (lifecycle) publisher (and the latched info publisher)."""
+        self._node = node
+        self._lifecycle = lifecycle
+        create = node.create_lifecycle_publisher if lifecycle else node.create_publisher
+        self._pub = create(topic.msg_type, topic.name, topic.qos)
+        self._info_pub = None
         self.frame_id = frame_id
         self.seq = 0
         if info_topic is not None:
@@ -42,3 +47,12 @@ class AudioOutput:
         self._pub.publish(frame_to_msg(frame, self.frame_id))
         self.seq += 1
         return frame
+
+    def close(self) -> None:
+        """Destroy the publishers."""
+        if self._lifecycle:
+            self._node.destroy_lifecycle_publisher(self._pub)
+        else:
+            self._node.destroy_publisher(self._pub)
+        if self._info_pub is not None:
+            self._node.destroy_publisher(self._info_pub)

@@ -44,6 +44,7 @@ class BagRecorder:
         self._writer.open()
         store = get_typestore(Stores.ROS2_KILTED)
         self._lock = threading.Lock()
+        self._clock = node.get_clock()
         self.count = 0
         self._closed = False
         for topic in topics:
@@ -57,7 +58,7 @@ class BagRecorder:
     def _write(self, connection, data: bytes) -> None:
         with self._lock:
             if not self._closed:
-                self._writer.write(connection, time.time_ns(), data)
+                self._writer.write(connection, self._clock.now().nanoseconds, data)
                 self.count += 1
 
     def close(self) -> None:
@@ -78,15 +79,30 @@ def read_bag(path: Path, topics: Sequence[str] | None = None) -> list[tuple[str,
 
 
 class BagPlayback:
-    """Publishes a bag's messages with their original timing, on a thread."""
+    """
+    Publishes a bag's messages with their original timing, on a thread.
+
+    With ``clock`` it also publishes the bag's own time on ``/clock`` (every
+    ``CLOCK_PERIOD_S`` and with each message, as ``ros2 bag play --clock``
+    does), so nodes running with ``use_sim_time`` stamp on the bag's time.
+    """
+
+    CLOCK_PERIOD_S = 0.01
 
     def __init__(self, node: Node, path: Path, topics: Sequence[str] | None = None,
-                 rate: float = 1.0, qos_by_topic: dict | None = None) -> None:
+                 rate: float = 1.0, qos_by_topic: dict | None = None,
+                 clock: bool = False) -> None:
         """Load the bag and create a publisher per topic (same QoS as the live topic)."""
         self.messages = read_bag(Path(path), topics)
         if not self.messages:
             raise ValueError(f'{path}: no messages on {topics or "any topic"}')
         self.rate = rate
+        self._clock_pub = None
+        if clock:
+            from rosgraph_msgs.msg import Clock
+            self._clock_msg = Clock
+            # rclpy's time source subscribes BEST_EFFORT, depth 1; a reliable publisher matches.
+            self._clock_pub = node.create_publisher(Clock, '/clock', 10)
         self.published = 0
         self.finished = threading.Event()
         self._stop = threading.Event()
@@ -109,13 +125,32 @@ class BagPlayback:
     def _run(self) -> None:
         t_bag0 = self.messages[0][2]
         t0 = time.monotonic()
+        clock = None
+        if self._clock_pub is not None:
+            clock = threading.Thread(target=self._tick, args=(t_bag0, t0), daemon=True,
+                                     name='bag-clock')
+            clock.start()
         for topic, _, stamp, data in self.messages:
             delay = t0 + (stamp - t_bag0) / 1e9 / self.rate - time.monotonic()
             if delay > 0 and self._stop.wait(delay):
                 return
+            self._publish_clock(stamp)
             self._pubs[topic].publish(data)
             self.published += 1
         self.finished.set()
+
+    def _tick(self, t_bag0: int, t0: float) -> None:
+        """Publish the bag's time on /clock until the playback ends."""
+        while not (self._stop.is_set() or self.finished.is_set()):
+            self._publish_clock(t_bag0 + int((time.monotonic() - t0) * self.rate * 1e9))
+            self._stop.wait(self.CLOCK_PERIOD_S)
+
+    def _publish_clock(self, stamp_ns: int) -> None:
+        if self._clock_pub is None:
+            return
+        msg = self._clock_msg()
+        msg.clock.sec, msg.clock.nanosec = divmod(stamp_ns, 1_000_000_000)
+        self._clock_pub.publish(msg)
 
     def stop(self) -> None:
         """Stop playing."""

@@ -50,6 +50,16 @@ class FrameWorker(Generic[Item]):
         with self._wake:
             return len(self._queue)
 
+    @property
+    def running(self) -> bool:
+        """Tell whether the worker thread runs (between start and stop)."""
+        return self._thread is not None
+
+    def clear(self) -> None:
+        """Forget waiting items (e.g. audio queued while the owner was inactive)."""
+        with self._wake:
+            self._queue.clear()
+
     def start(self) -> None:
         """Start the worker thread."""
         self._stop.clear()

@@ -18,7 +18,16 @@ from rclpy.parameter import Parameter
 def declare(node: Node, name: str, default: Any, description: str,
             low: float | None = None, high: float | None = None,
             read_only: bool = False) -> Any:
-    """Declare ``name`` and return its value (from YAML/CLI or the default)."""
+    """
+    Declare ``name`` and return its value (from YAML/CLI or the default).
+
+    Calling it again for a declared parameter just returns the current
+    value: a lifecycle node runs the same declarations in ``__init__`` (so
+    ``ros2 param`` shows them at once) and again in ``on_configure`` (to read
+    what was set meanwhile).
+    """
+    if node.has_parameter(name):
+        return node.get_parameter(name).value
     descriptor = ParameterDescriptor(description=description, read_only=read_only)
     if low is not None and high is not None:
         if isinstance(default, bool):
@@ -37,11 +46,15 @@ def declare_strings(node: Node, name: str, description: str) -> list[str]:
     Declare a string-array parameter that may be left unset (then ``[]``).
 
     An empty list default would be typed as a byte array by rclpy and
-    refuse the YAML's list of strings, so the type is declared explicitly.
+    refuse the YAML's list of strings, so the type is declared explicitly;
+    an unset one is then given an empty string array, so that ``ros2 param
+    get/dump`` always have a value to show.
     """
-    node.declare_parameter(name, Parameter.Type.STRING_ARRAY,
-                           ParameterDescriptor(description=description))
+    if not node.has_parameter(name):
+        node.declare_parameter(name, Parameter.Type.STRING_ARRAY,
+                               ParameterDescriptor(description=description))
     try:
         return list(node.get_parameter(name).value)
     except ParameterUninitializedException:
+        node.set_parameters([Parameter(name, Parameter.Type.STRING_ARRAY, [])])
         return []

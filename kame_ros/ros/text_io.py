@@ -7,7 +7,6 @@ Like AudioInput for audio: garbage, oversized or wrong-type messages become
 counted drops with a throttled log line, and the callback only ever sees
 decoded, typed events.
 """
-import time
 from typing import Any, Callable
 
 from rclpy.node import Node
@@ -23,15 +22,24 @@ class TextOutput:
 
     def __init__(self, node: Node, topic: Topic, lifecycle: bool = False) -> None:
         """Create the (lifecycle) publisher."""
+        self._node = node
+        self._lifecycle = lifecycle
         create = node.create_lifecycle_publisher if lifecycle else node.create_publisher
         self._pub = create(topic.msg_type, topic.name, topic.qos)
         self.seq = 0
 
     def publish(self, event_type: str, payload: dict[str, Any]) -> None:
-        """Publish one event."""
-        self._pub.publish(String(data=encode_event(event_type, self.seq, time.time_ns(),
-                                                   payload)))
+        """Publish one event, stamped with the node's clock (sim time when it is used)."""
+        stamp_ns = self._node.get_clock().now().nanoseconds
+        self._pub.publish(String(data=encode_event(event_type, self.seq, stamp_ns, payload)))
         self.seq += 1
+
+    def close(self) -> None:
+        """Destroy the publisher."""
+        if self._lifecycle:
+            self._node.destroy_lifecycle_publisher(self._pub)
+        else:
+            self._node.destroy_publisher(self._pub)
 
 
 class TextInput:
@@ -63,6 +71,10 @@ class TextInput:
             return
         self.received += 1
         self._on_event(typed)
+
+    def close(self) -> None:
+        """Destroy the subscription."""
+        self._node.destroy_subscription(self.subscription)
 
     def _drop(self, reason: str, detail: str) -> None:
         if self.drops.record(reason):

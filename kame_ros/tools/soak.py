@@ -29,6 +29,7 @@ import numpy as np
 import yaml
 
 from kame_ros.audio.frames import FRAME_SECONDS
+from kame_ros.ros.config import node_parameters, read_parameters_file
 from kame_ros.run import find_default_config
 from kame_ros.tools.evaluate import ANSWER_WINDOW_S, build_input, QUESTIONS
 
@@ -51,8 +52,9 @@ def rss_mb(pid: int) -> float:
 
 def agent_config(opts: argparse.Namespace, wav: Path, path: Path) -> None:
     """Write the robot's config/agent.yaml plus a wav_source microphone at the replay speed."""
-    config = yaml.safe_load(find_default_config().read_text())
-    nodes = {name: config[name] for name in ('stt', 'oracle', 'frontend')}
+    config = read_parameters_file(find_default_config())
+    nodes = {name: {'ros__parameters': node_parameters(config, name)}
+             for name in ('stt', 'oracle', 'frontend')}
     nodes['oracle']['ros__parameters']['backend'] = opts.oracle_backend
     frontend = nodes['frontend']['ros__parameters']
     frontend['backend'] = opts.frontend

@@ -1,0 +1,93 @@
+# Copyright 2026 kame_ros developers
+# SPDX-License-Identifier: Apache-2.0
+"""
+Which nodes a kame_ros parameters YAML configures: one reader for the launch file and kame_ros_run.
+
+The YAML is a standard ROS 2 parameters file; rcl matches its keys against
+each node's fully qualified name. kame_ros writes node sections as
+``/**/stt`` so they apply under any namespace (``namespace:=robot1``,
+``-r __ns:=/robot1``), and ``/**`` holds parameters for every node (e.g.
+``use_sim_time``). Plain ``stt`` and ``/robot1/stt`` keys are read as
+well. A section is a node to start when its last name component is a
+kame_ros executable; ``/**`` and sections for other nodes start nothing.
+"""
+from pathlib import Path
+
+import yaml
+
+WILDCARD = '/**'
+HEADLESS_TAIL_S = 15.0  # silence after the question: end of turn + LLM + the spoken answer
+
+
+class ConfigError(ValueError):
+    """A parameters file that cannot be used; the message is one line for the user."""
+
+
+def node_of_key(key: str) -> str | None:
+    """Return the node name a section key addresses, or None for the ``/**`` wildcard."""
+    name = str(key).rstrip('/').rsplit('/', 1)[-1]
+    return None if name in ('', '**', '*') else name
+
+
+def nodes_in_config(path: Path, known: set[str] | dict) -> list[str]:
+    """Node names (known executables) the parameters file configures, in file order."""
+    names: list[str] = []
+    for key in read_parameters_file(path):
+        name = node_of_key(key)
+        if name in known and name not in names:
+            names.append(name)
+    return names
+
+
+def read_parameters_file(path: Path) -> dict:
+    """Load and check a parameters file; every section must hold ``ros__parameters``."""
+    try:
+        with open(path) as f:
+            data = yaml.safe_load(f) or {}
+    except OSError as err:
+        raise ConfigError(f'cannot read parameters file {path}: {err.strerror}') from err
+    except yaml.YAMLError as err:
+        raise ConfigError(f'{path}: not valid YAML ({str(err).splitlines()[0]})') from err
+    if not isinstance(data, dict):
+        raise ConfigError(f'{path}: not a ROS 2 parameters file (top level is not a mapping)')
+    for key, section in data.items():
+        if not isinstance(section, dict) or 'ros__parameters' not in section:
+            raise ConfigError(f'{path}: section {key!r} has no ros__parameters')
+    return data
+
+
+def node_parameters(data: dict, name: str) -> dict:
+    """Parameters that apply to node ``name``: the ``/**`` section, then the node's own."""
+    merged: dict = {}
+    for key, section in data.items():
+        if node_of_key(key) in (None, name):
+            merged.update(section['ros__parameters'])
+    return merged
+
+
+def headless_nodes(names: list[str], input_wav: str = '',
+                   output_wav: str = '') -> tuple[list[str], dict[str, dict]]:
+    """
+    Swap the sound card for files: ``input_wav`` replaces audio_capture, ``output_wav`` playback.
+
+    The WAV source waits for every microphone listener of the set (the STT
+    and the front-end subscribe once their models loaded), then keeps
+    publishing silence after the file as an open microphone would, so the
+    user's turn ends and the answer is spoken; the sink finishes once the
+    agent has been silent for a few seconds. Returns the node names and the
+    parameters these roles need.
+    """
+    names, params = list(names), {}
+    if input_wav:
+        names = [n for n in names if n != 'audio_capture']
+        if 'wav_source' not in names:
+            names.insert(0, 'wav_source')
+        listeners = sum(n in names for n in ('stt', 'frontend'))
+        params['wav_source'] = {'path': input_wav, 'wait_for_subscribers': listeners,
+                                'trailing_silence_s': HEADLESS_TAIL_S}
+    if output_wav:
+        names = [n for n in names if n != 'audio_playback']
+        if 'wav_sink' not in names:
+            names.append('wav_sink')
+        params['wav_sink'] = {'path': output_wav, 'idle_timeout_s': 3.0}
+    return names, params

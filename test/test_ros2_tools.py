@@ -1,0 +1,207 @@
+# Copyright 2026 kame_ros developers
+# SPDX-License-Identifier: Apache-2.0
+"""
+kame_ros with the real ROS 2 tools, as a robot engineer uses it.
+
+A clean copy of the repository (its tracked files) is built with
+``colcon build`` in a temporary workspace; every command then runs after
+``source install/setup.bash``, exactly as the README's robot section says:
+``ros2 launch`` headless (WAV in, WAV out), under a namespace with a YAML
+of wildcard sections, ``ros2 param``, ``ros2 lifecycle`` and ``ros2 topic``
+against the running nodes.
+"""
+import os
+from pathlib import Path
+import shutil
+import signal
+import subprocess
+import time
+
+import pytest
+import yaml
+
+from kame_ros.audio.wav import read_wav_24k, write_wav
+from kame_ros.oracle.events import APPEND, DONE
+from kame_ros.ros.topics import FRONTEND_TEXT, STT_FINAL
+from kame_ros.wire.text import decode_event
+from oracle_harness import OracleDriver
+from polling import wait_for
+from speech_fixtures import hibari_speech
+
+ROOT = Path(__file__).resolve().parents[1]
+QUESTION = 'What is the capital of France?'
+pytestmark = [pytest.mark.slow,
+              pytest.mark.skipif(shutil.which('colcon') is None or shutil.which('ros2') is None,
+                                 reason='ROS 2 tools not installed (scripts/setup.sh installs '
+                                        'them from ../shared/wheels/ros2)')]
+
+
+@pytest.fixture(scope='module')
+def workspace(tmp_path_factory) -> Path:
+    """Build a clean copy of the repository with colcon."""
+    ws = tmp_path_factory.mktemp('ws')
+    files = subprocess.run(['git', 'ls-files', '-z'], cwd=ROOT, check=True,
+                           capture_output=True).stdout.decode().split('\0')
+    for name in filter(None, files):
+        if (ROOT / name).is_file():
+            target = ws / 'src' / 'kame_ros' / name
+            target.parent.mkdir(parents=True, exist_ok=True)
+            shutil.copy2(ROOT / name, target)
+    build = subprocess.run(['colcon', 'build', '--packages-select', 'kame_ros'], cwd=ws,
+                           capture_output=True, text=True, timeout=300)
+    assert build.returncode == 0, build.stdout + build.stderr
+    assert (ws / 'install' / 'setup.bash').exists()
+    return ws
+
+
+def in_workspace(ws: Path, command: str) -> list[str]:
+    """Run ``command`` in bash after sourcing the workspace, as the README says."""
+    return ['bash', '-c', f'source install/setup.bash && exec {command}']
+
+
+def run(ws: Path, command: str, timeout: float = 60) -> subprocess.CompletedProcess:
+    return subprocess.run(in_workspace(ws, command), cwd=ws, capture_output=True, text=True,
+                          timeout=timeout)
+
+
+def launch(ws: Path, arguments: str, log: Path) -> subprocess.Popen:
+    return subprocess.Popen(in_workspace(ws, f'ros2 launch kame_ros agent.launch.py {arguments}'),
+                            cwd=ws, stdout=open(log, 'w'), stderr=subprocess.STDOUT,
+                            start_new_session=True)
+
+
+def stop(proc: subprocess.Popen) -> int:
+    """Ctrl-C the launch (SIGINT shuts ros2 launch down cleanly) and wait."""
+    if proc.poll() is None:
+        os.killpg(proc.pid, signal.SIGINT)
+    try:
+        return proc.wait(timeout=30)
+    except subprocess.TimeoutExpired:
+        os.killpg(proc.pid, signal.SIGKILL)
+        return proc.wait()
+
+
+def listen(ros, namespace: str = ''):
+    """Collect finals and the front-end's words from the launched agent."""
+    node = ros.node('launch_listener')
+    finals, spoken = [], []
+    node.create_subscription(STT_FINAL.msg_type, f'{namespace}/{STT_FINAL.name}',
+                             lambda m: finals.append(decode_event(m.data)['text']),
+                             STT_FINAL.qos)
+    node.create_subscription(FRONTEND_TEXT.msg_type, f'{namespace}/{FRONTEND_TEXT.name}',
+                             lambda m: spoken.append(decode_event(m.data)['text']),
+                             FRONTEND_TEXT.qos)
+    return finals, spoken
+
+
+def answer_and_check(ws, ros, tmp_path, arguments, namespace=''):
+    write_wav(tmp_path / 'question.wav', hibari_speech(QUESTION))
+    finals, spoken = listen(ros, namespace)
+    log = tmp_path / 'launch.log'
+    proc = launch(ws, f'{arguments} input_wav:={tmp_path / "question.wav"} '
+                      f'output_wav:={tmp_path / "answer.wav"}', log)
+    try:
+        rc = proc.wait(timeout=300)
+    finally:
+        stop(proc)
+    text = log.read_text()
+    assert rc == 0, text[-3000:]
+    assert 'Traceback' not in text, text[-3000:]
+    assert finals == [QUESTION], (finals, text[-2000:])
+    said = ''.join(spoken)
+    assert 'Paris' in said, said
+    assert len(read_wav_24k(tmp_path / 'answer.wav')) > 24000 * 2, 'the answer was recorded'
+    return said, text
+
+
+def test_readme_headless_launch_answers(workspace, ros, tmp_path):
+    said, log = answer_and_check(workspace, ros, tmp_path,
+                                 'frontend_backend:=tts llm_backend:=llama_cpp')
+    assert 'answer written to' in log, 'the headless launch ends by itself'
+
+
+def test_namespaced_launch_reads_wildcard_yaml(workspace, ros, tmp_path):
+    config = yaml.safe_load((ROOT / 'config' / 'agent.yaml').read_text())
+    config['/**/frontend']['ros__parameters']['acknowledgement'] = 'Let me think.'
+    config = {'/**': {'ros__parameters': {'use_sim_time': False}}, **config}
+    (tmp_path / 'robot.yaml').write_text(yaml.safe_dump(config))
+    said, log = answer_and_check(workspace, ros, tmp_path,
+                                 f'namespace:=robot1 config:={tmp_path / "robot.yaml"} '
+                                 'frontend_backend:=tts llm_backend:=llama_cpp', '/robot1')
+    assert 'Let me think.' in said, 'the YAML parameter took effect under the namespace'
+    assert "'**'" not in log, 'the /** section starts no node'
+
+
+def test_bad_launch_arguments_end_the_launch(workspace, tmp_path):
+    for arguments, message in (('llm_backend:=foo', 'llm_backend'),
+                               ('use_sim_time:=maybe', 'use_sim_time'),
+                               (f'config:={tmp_path / "nope.yaml"}', 'nope.yaml'),
+                               (f'input_wav:={tmp_path / "nope.wav"}', 'nope.wav')):
+        t0 = time.monotonic()
+        result = run(workspace, f'ros2 launch kame_ros agent.launch.py {arguments}', 60)
+        assert result.returncode != 0, arguments
+        assert message in result.stdout + result.stderr, (arguments, result.stdout)
+        assert time.monotonic() - t0 < 30, 'refused before any model loads'
+
+
+def test_cli_param_lifecycle_topic_against_the_oracle(workspace, ros, tmp_path):
+    """Drive the oracle's lifecycle by hand (autostart:=false), as a lifecycle manager would."""
+    config = {'/**': {'ros__parameters': {'use_sim_time': False}},
+              '/**/oracle': {'ros__parameters': {'backend': 'llama_cpp', 'max_tokens': 40,
+                                                 'poll_interval_s': 0.2}}}
+    (tmp_path / 'oracle.yaml').write_text(yaml.safe_dump(config))
+    proc = launch(workspace, f'namespace:=robot1 autostart:=false '
+                             f'config:={tmp_path / "oracle.yaml"}', tmp_path / 'launch.log')
+    node = '/robot1/oracle'
+    try:
+        assert wait_for(lambda: 'unconfigured' in run(workspace, f'ros2 lifecycle get {node}')
+                        .stdout, 60, 1.0), (tmp_path / 'launch.log').read_text()
+        dump = run(workspace, f'ros2 param dump {node}')
+        assert dump.returncode == 0 and 'max_tokens: 40' in dump.stdout, dump.stdout
+        assert 'intents: []' in dump.stdout and 'use_sim_time: false' in dump.stdout
+        assert run(workspace, f'ros2 param get {node} backend').stdout.strip() == \
+            'String value is: llama_cpp'
+
+        def transition(name: str) -> None:
+            result = run(workspace, f'ros2 lifecycle set {node} {name}', 60)
+            assert 'Transitioning successful' in result.stdout, (name, result.stdout,
+                                                                 result.stderr)
+        transition('configure')
+        refused = run(workspace, f'ros2 param set {node} max_tokens 5')
+        assert 'Setting parameter failed' in refused.stderr  # (ros2 param set exits 0 anyway)
+        assert 'read in configure' in refused.stderr, 'ros2 param set never silently lies'
+        transition('activate')
+        assert 'active' in run(workspace, f'ros2 lifecycle get {node}').stdout
+
+        drv = OracleDriver(ros, namespace='/robot1')
+        drv.wait_ready()
+        echo = subprocess.Popen(in_workspace(workspace, f'ros2 topic echo --once '
+                                             f'{node}/events'), cwd=workspace,
+                                stdout=subprocess.PIPE, text=True)
+        time.sleep(2.0)
+        drv.say('Tell me a long story about a robot and its friends', 1, 0, final=True)
+        assert drv.wait_for(lambda ev: any(e.kind == DONE for e in ev), 60)
+        assert 'oracle.' in echo.communicate(timeout=30)[0], 'ros2 topic echo saw an event'
+        long_reply = [e for e in drv.kinds() if e.kind == APPEND]
+
+        transition('deactivate')
+        n = len(drv.kinds())
+        drv.say('What is the capital of France?', 2, 0, final=True)
+        time.sleep(2.0)
+        assert len(drv.kinds()) == n, 'nothing is published while inactive'
+
+        transition('cleanup')
+        changed = run(workspace, f'ros2 param set {node} max_tokens 3')
+        assert 'Set parameter successful' in changed.stdout, changed.stdout
+        transition('configure')
+        transition('activate')
+        assert wait_for(lambda: drv.final.get_subscription_count() == 1, 10), \
+            'cleanup destroyed the first subscriptions (a second configure does not double them)'
+        drv.say('Tell me another long story about a robot please', 3, 0, final=True)
+        assert drv.wait_for(lambda ev: sum(e.kind == DONE for e in ev) >= 2, 60)
+        last = drv.kinds()[-1].order  # the reconfigured engine has a new epoch
+        short_reply = [e for e in drv.kinds() if e.kind == APPEND and e.order == last]
+        assert len(long_reply) > 5 and 0 < len(short_reply) <= 3, \
+            'the new max_tokens is in effect after the next configure'
+    finally:
+        assert stop(proc) == 0, (tmp_path / 'launch.log').read_text()[-2000:]
