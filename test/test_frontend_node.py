@@ -93,4 +93,4 @@ def test_tts_frontend_speaks_the_final_reply(ros, processes, tmp_path):
     seqs, audio = run_pipeline(ros, processes, tmp_path, ['-p', 'backend:=tts'], 8.0, talk)
     assert seqs == list(range(int(np.ceil(24000 * 8.0 / 1920))))
     spoken = active_seconds(audio, 300.0)
-    assert 1.5 < spoken < 6.0, f'{spoken:.2f} s of speech'
+    assert 0.8 < spoken < 6.0, f'{spoken:.2f} s of speech'  # the reply alone: no STT final, no ack

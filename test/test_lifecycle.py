@@ -81,7 +81,8 @@ def test_frontend_and_stt_lifecycle_by_hand(ros, processes, tmp_path):
     def speak(reply: int) -> None:
         """Play the question, then an oracle reply to its final, over DDS."""
         source = processes.start('wav_source', '--ros-args', '-p', f'path:={question}',
-                                 '-p', 'start_delay_s:=0.5', '-p', 'trailing_silence_s:=6.0')
+                                 '-p', 'wait_for_subscribers:=2', '-p', 'start_delay_s:=0.5',
+                                 '-p', 'trailing_silence_s:=6.0')
         time.sleep(3.0)
         for seq, (kind, extra) in enumerate((('oracle.reset', {}),
                                              ('oracle.append', {'text': 'It is down the hall.'}),

@@ -87,7 +87,7 @@ def test_sherpa_engine_node_and_bad_audio(ros, processes, tmp_path):
     while not listener.finals and time.monotonic() < end:
         time.sleep(0.1)
     assert [f['text'] for f in listener.finals] == ['E']
-    msg = CompressedImage(format=caps_string(10_000, rate=16000), data=bytes(3840))
+    msg = CompressedImage(format=caps_string(10_000, rate=4000), data=bytes(3840))
     bad.publish(msg)
     bad.publish(CompressedImage(format='nonsense', data=bytes(10)))
 

@@ -22,23 +22,28 @@ INT16_FULL_SCALE = 32768.0
 @dataclass(frozen=True)
 class AudioFrame:
     """
-    One 80 ms block of 24 kHz mono int16 audio.
+    One 80 ms block of 24 kHz mono int16 audio (or, as received, a chunk at ``rate``).
 
     ``seq`` increases by one per frame from a given publisher, so receivers can
     count losses and reorderings; ``stamp_ns`` is the capture (or intended play)
-    time of the first sample, in the ROS clock's nanoseconds.
+    time of the first sample, in the ROS clock's nanoseconds. A microphone at
+    another rate (16 kHz is common on robots) publishes chunks of any length
+    at its own rate; ``RateAdapter`` turns them into graph frames.
     """
 
     seq: int
     stamp_ns: int
     samples: np.ndarray
+    rate: int = SAMPLE_RATE
 
     def __post_init__(self) -> None:
         """Reject frames that would silently corrupt downstream models."""
-        if self.samples.dtype != np.int16 or self.samples.shape != (FRAME_SAMPLES,):
+        size_ok = (self.samples.shape == (FRAME_SAMPLES,) if self.rate == SAMPLE_RATE
+                   else self.samples.ndim == 1 and len(self.samples) > 0)
+        if self.samples.dtype != np.int16 or not size_ok:
             raise ValueError(
-                f'AudioFrame needs int16[{FRAME_SAMPLES}], got '
-                f'{self.samples.dtype}{list(self.samples.shape)}')
+                f'AudioFrame needs int16[{FRAME_SAMPLES}] at {SAMPLE_RATE} Hz, got '
+                f'{self.samples.dtype}{list(self.samples.shape)} at {self.rate} Hz')
         if self.seq < 0:
             raise ValueError(f'negative sequence number {self.seq}')
 

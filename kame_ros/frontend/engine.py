@@ -27,6 +27,9 @@ class FrontEndEngine(Protocol):
     def on_oracle(self, event: OracleEvent) -> None:
         """Take an oracle event (any thread, never blocks the frame loop)."""
 
+    def on_turn_end(self) -> None:
+        """Take the end of a user turn (a final transcript arrived)."""
+
     def say(self, text: str, on_done: Callable[[str], None]) -> None:
         """Speak ``text`` now; ``on_done(status)`` when it has been spoken (or not)."""
 

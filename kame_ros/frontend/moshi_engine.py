@@ -179,6 +179,9 @@ class MoshiFrontEnd:
                 self._extend(self.text_in.flush())
         return self.timeline.advance()
 
+    def on_turn_end(self) -> None:
+        """Nothing to do: full-duplex Moshi hears the end of the turn itself."""
+
     def say(self, text: str, on_done: Callable[[str], None]) -> None:
         """
         Speak ``text`` now, as if it were an oracle reply (KAME timeline or guided text).

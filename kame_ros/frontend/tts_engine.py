@@ -3,10 +3,11 @@
 """
 The ``tts`` front-end: for robots without a GPU, and the cascaded baseline.
 
-It waits for the user's turn to end (an oracle reply to a *final*
-transcript), says a short acknowledgement at once, then speaks the
-oracle's reply sentence by sentence as it streams in, with hibari-tts
-(24 kHz, Mimi's rate, about 10x faster than real time on one core).
+It says a short acknowledgement the moment the user's turn ends (the STT's
+final transcript; the audio is synthesized once at start-up, so it plays
+on the next frame), then speaks the oracle's reply to that final sentence
+by sentence as it streams in, with hibari-tts (24 kHz, Mimi's rate, about
+10x faster than real time on one core).
 Synthesis runs on its own thread; ``step`` only pops 80 ms of whatever is
 ready (or silence), so the frame loop never waits for the TTS or the LLM.
 A newer final reply interrupts the one being spoken.
@@ -46,6 +47,7 @@ def word_marks(text: str, start: int, samples: int) -> list[tuple[int, str]]:
     return marks
 
 
+ACK_TRIM_LEVEL = 200  # int16 amplitude below which the acknowledgement's edges are silence
 SAY_REPLY = (-1, -1)  # jobs of say requests: never superseded by oracle replies
 
 
@@ -65,6 +67,7 @@ class TtsFrontEnd:
         from hibari import Hibari
         self.tts = Hibari(voice=voice, threads=threads)
         self.acknowledgement = acknowledgement
+        self._ack_audio = np.zeros(0, np.int16)
         self.speed = speed
         self.budget = FrameBudget()
         self.reply = (0, 0)
@@ -83,10 +86,24 @@ class TtsFrontEnd:
         self._stop = threading.Event()
 
     def warmup(self, frames: int = 1) -> float:
-        """Synthesize once so the first real sentence is not slowed by lazy init."""
+        """Synthesize the acknowledgement now (also warms hibari up for the first sentence)."""
         t0 = time.perf_counter()
-        self.tts('Ready.', speed=self.speed)
+        ack, _ = float_to_int16(self.tts(self.acknowledgement or 'Ready.', speed=self.speed))
+        loud = np.flatnonzero(np.abs(ack.astype(np.int32)) > ACK_TRIM_LEVEL)
+        # Trimmed of hibari's leading and trailing silence: it sounds the moment it is due.
+        self._ack_audio = ack[loud[0]:loud[-1] + 1] if len(loud) and self.acknowledgement \
+            else np.zeros(0, np.int16)
         return time.perf_counter() - t0
+
+    def on_turn_end(self) -> None:
+        """Acknowledge the end of a user turn (a final transcript) on the next frame."""
+        if not len(self._ack_audio):
+            return
+        with self._audio_lock:
+            start = len(self._say_audio)
+            self._say_marks += [(offset, word, None) for offset, word
+                                in word_marks(self.acknowledgement, start, len(self._ack_audio))]
+            self._say_audio = np.concatenate([self._say_audio, self._ack_audio])
 
     def start(self) -> None:
         """Start the synthesis thread."""
@@ -110,8 +127,6 @@ class TtsFrontEnd:
                 self.reply, self._text, self._said = event.order, '', 0
                 with self._audio_lock:
                     self._audio, self._marks = np.zeros(0, np.int16), []
-                if self.acknowledgement:
-                    self._jobs.put(_Say(event.order, self.acknowledgement))
                 return
             if event.order != self.reply:
                 self.stale_events += 1

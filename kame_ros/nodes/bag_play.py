@@ -2,14 +2,20 @@
 # SPDX-License-Identifier: Apache-2.0
 """bag_play: replay a rosbag2 (MCAP or SQLite) into a live graph with its original timing."""
 import threading
+import time
+
+import numpy as np
 
 from rclpy.node import Node
 
+from kame_ros.audio.frames import FRAME_NS, FRAME_SAMPLES
 from kame_ros.nodes.monitor import AGENT_TOPICS
+from kame_ros.ros.audio_out import AudioOutput
 from kame_ros.ros.bag import BagPlayback
 from kame_ros.ros.diagnostics import Diagnostics, ERROR, Health, OK
 from kame_ros.ros.params import declare
 from kame_ros.ros.spin import run_nodes
+from kame_ros.ros.topics import MIC_AUDIO
 
 KNOWN_QOS = {f'/{t.name}': t.qos for t in AGENT_TOPICS}
 
@@ -30,10 +36,22 @@ class BagPlay(Node):
             'Hold playback until every replayed topic has this many subscribers', 0, 100)
         clock = declare(self, 'clock', False,
                         "Publish the bag's time on /clock (for nodes with use_sim_time)")
+        remap_to = declare(self, 'remap_to', '',
+                           'Publish the (single) replayed topic under this name, e.g. a '
+                           "robot's /mic as /audio/mic; empty = its own name")
+        self.trailing_silence_s = declare(
+            self, 'trailing_silence_s', 0.0,
+            'After the bag, keep the microphone open with this much silence on audio/mic',
+            0.0, 3600.0)
         self.finished = threading.Event()
+        self.file_done = threading.Event()
         self.error = ''
+        self._stop = threading.Event()
+        self.silence_out = AudioOutput(self, MIC_AUDIO, 'mic_link')
         try:
-            self.playback = BagPlayback(self, self.path, topics, self.rate, KNOWN_QOS, clock)
+            rename = {topics[0]: remap_to} if remap_to and len(topics) == 1 else {}
+            self.playback = BagPlayback(self, self.path, topics, self.rate, KNOWN_QOS, clock,
+                                        rename)
         except (OSError, ValueError, KeyError) as err:
             self.playback, self.error = None, f'cannot play {self.path!r}: {err}'
             self.get_logger().error(self.error)
@@ -51,7 +69,21 @@ class BagPlay(Node):
                                f'from {self.path}')
         self.playback.start()
         self.playback.finished.wait()
+        self.file_done.set()
+        self._trail()
         self.finished.set()
+
+    def _trail(self) -> None:
+        """Silence on audio/mic after the bag, stamped on from its last frame, in real time."""
+        end = self.playback.audio_end_ns(f'/{MIC_AUDIO.name}')
+        if end is None or not self.trailing_silence_s:
+            return
+        silence = np.zeros(FRAME_SAMPLES, np.int16)
+        t0 = time.monotonic()
+        for k in range(round(self.trailing_silence_s * 1e9 / FRAME_NS)):
+            if self._stop.wait(max(0.0, t0 + k * FRAME_NS / 1e9 / self.rate - time.monotonic())):
+                return
+            self.silence_out.publish(silence, end + k * FRAME_NS)
 
     def _health(self) -> Health:
         if self.error:
@@ -61,6 +93,7 @@ class BagPlay(Node):
 
     def close(self) -> None:
         """Stop playing."""
+        self._stop.set()
         if self.playback is not None:
             self.playback.stop()
         self.finished.set()

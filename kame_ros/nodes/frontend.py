@@ -36,7 +36,9 @@ from kame_ros.ros.params import declare
 from kame_ros.ros.spin import run_nodes
 from kame_ros.ros.text_io import TextInput, TextOutput
 from kame_ros.ros.topics import (AGENT_ENABLED, AGENT_SPEAKING, ENABLE_SERVICE, FRONTEND_TEXT,
-                                 MIC_AUDIO, ORACLE_EVENTS, SAY, SAY_DONE, SPEAKER_AUDIO)
+                                 MIC_AUDIO, ORACLE_EVENTS, SAY, SAY_DONE, SPEAKER_AUDIO,
+                                 STT_FINAL)
+from kame_ros.stt.events import FINAL, TranscriptEvent
 
 MAX_SAY_CHARS = 1000
 SPEAKING_RMS = 300.0
@@ -132,6 +134,8 @@ class FrontEndNode(LifecycleNode):
         self.oracle_in = track(TextInput(self, ORACLE_EVENTS, self._on_oracle, KINDS,
                                          OracleEvent.from_event))
         self.interfaces.subscription(SAY, self._on_say)
+        self.final_in = track(TextInput(self, STT_FINAL, self._on_final, (FINAL,),
+                                        TranscriptEvent.from_event))
         return super().on_configure(state)
 
     def _exported(self, models):
@@ -195,6 +199,10 @@ class FrontEndNode(LifecycleNode):
         self.get_logger().info(f'agent {"enabled" if self.enabled else "muted"}')
         response.success, response.message = True, 'enabled' if self.enabled else 'muted'
         return response
+
+    def _on_final(self, event: TranscriptEvent) -> None:
+        if self.enabled and self.worker is not None and self.worker.running:
+            self.engine.on_turn_end()
 
     def _on_oracle(self, event: OracleEvent) -> None:
         if self.enabled:

@@ -38,7 +38,7 @@ class AgentMonitor(Node):
                  bag: Path | None = None, **kwargs) -> None:
         """``input_done`` is set by the input when it has nothing more to say."""
         super().__init__('agent_monitor', **kwargs)
-        self.t0_ns = time.time_ns()
+        self.t0_ns: int | None = None  # the input's first frame: the timeline's zero
         self.timeline = Timeline()
         self.finals: list[TranscriptEvent] = []
         self.replies: dict[tuple[int, int], dict] = {}
@@ -48,6 +48,10 @@ class AgentMonitor(Node):
         self.idle_s = idle_s
         self.finished = threading.Event() if input_done is not None else None
         self._last_activity = time.monotonic()
+        self.answered: set[int] = set()  # utterances whose final reply is done
+        self.expect_replies = True
+        self.error = ''
+        self._in_turn = False
         self.inputs = [
             AudioInput(self, MIC_AUDIO, self._on_mic),
             AudioInput(self, SPEAKER_AUDIO, self._on_speaker),
@@ -57,13 +61,27 @@ class AgentMonitor(Node):
             TextInput(self, ORACLE_EVENTS, self._on_oracle, KINDS, OracleEvent.from_event),
             TextInput(self, FRONTEND_TEXT, self._on_frontend_text, ('frontend.text',)),
         ]
+        # The VAD's end of speech closes a turn even when Whisper heard only noise (no final).
+        self.create_subscription(USER_SPEAKING.msg_type, USER_SPEAKING.name,
+                                 lambda msg: msg.data or setattr(self, '_in_turn', False),
+                                 USER_SPEAKING.qos)
         self.recorder = BagRecorder(self, bag, AGENT_TOPICS) if bag is not None else None
         if self.finished is not None:
             self.create_timer(0.2, self._check_done)
 
     def t(self, ns: int | None = None) -> float:
-        """Seconds since the run started."""
-        return ((ns if ns is not None else time.time_ns()) - self.t0_ns) / 1e9
+        """
+        Seconds on the input's own time since its first frame.
+
+        Stamps come from the node clocks, so with ``use_sim_time`` (a replay
+        faster than real time publishing /clock) the timeline stays on the
+        recording's time; events without a stamp take the node clock now.
+        """
+        if ns is None:
+            ns = self.get_clock().now().nanoseconds
+        if self.t0_ns is None:
+            self.t0_ns = ns
+        return (ns - self.t0_ns) / 1e9
 
     def _active(self) -> None:
         self._last_activity = time.monotonic()
@@ -83,6 +101,7 @@ class AgentMonitor(Node):
         self.timeline.add(self.t(event.stamp_ns), lane, event.text)
         if event.final:
             self.finals.append(event)
+        self._in_turn = not event.final
         self._active()
 
     def _on_oracle(self, event: OracleEvent) -> None:
@@ -96,6 +115,8 @@ class AgentMonitor(Node):
             self.replies[event.order]['text'] += event.text
         elif event.kind == DONE and event.order in self.replies:
             self.replies[event.order]['status'] = event.status
+        if event.kind == DONE and event.final:
+            self.answered.add(event.utterance_id)
         self._active()
 
     def _on_frontend_text(self, event: dict) -> None:
@@ -104,8 +125,18 @@ class AgentMonitor(Node):
         self.spoken_text.append((now, str(event.get('text', ''))))
         self._active()
 
+    def incomplete(self) -> str:
+        """Say what the conversation still waits for ('' when it is complete)."""
+        if self._in_turn:
+            return 'the user turn has partial transcripts but no final yet'
+        unanswered = [e.utterance_id for e in self.finals if e.utterance_id not in self.answered]
+        if self.expect_replies and unanswered:
+            return f'final transcripts {unanswered} have no finished oracle reply'
+        return ''
+
     def _check_done(self) -> None:
-        if (self.input_done.is_set() and not self.finished.is_set()
+        """Finish once the input is over, every final answered, and the agent quiet for idle_s."""
+        if (self.input_done.is_set() and not self.finished.is_set() and not self.incomplete()
                 and time.monotonic() - self._last_activity > self.idle_s):
             self.finished.set()
 

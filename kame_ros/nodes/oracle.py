@@ -56,6 +56,7 @@ class OracleNode(LifecycleNode):
         self.intent_counts = {'published': 0, 'below_threshold': 0, 'errors': 0}
         self.robot_context = ''
         self.error = ''
+        self._closed = False
         self.inputs: list[TextInput] = []
         self.interfaces = Interfaces(self)
         self.diagnostics = Diagnostics(self, self._health)
@@ -64,7 +65,7 @@ class OracleNode(LifecycleNode):
 
     def _read_parameters(self) -> None:
         """Declare (first call) and read every parameter."""
-        self.backend_kind = declare(self, 'backend', 'transformers',
+        self.backend_kind = declare(self, 'backend', 'llama_cpp',
                                     f'LLM backend: one of {", ".join(BACKENDS)}')
         self.model = declare(self, 'model', '',
                              'Model dir/GGUF file (transformers, llama_cpp) or served model '
@@ -184,6 +185,8 @@ class OracleNode(LifecycleNode):
             self.engine.hear_agent(event['text'])
 
     def _publish_prompt(self, restart: Restart, messages: list[dict[str, str]]) -> None:
+        if self._closed:
+            return
         self.prompt_out.publish('oracle.prompt', {'reply_id': restart.reply_id,
                                                   'utterance_id': restart.utterance_id,
                                                   'final': restart.final,
@@ -203,6 +206,8 @@ class OracleNode(LifecycleNode):
         if intent is None:
             self.intent_counts['below_threshold'] += 1
             return
+        if self._closed:
+            return
         self.intent_counts['published'] += 1
         self.get_logger().info(f'intent {intent.spec.command} (score {intent.score:.2f}) '
                                f'for {event.text!r}')
@@ -220,7 +225,8 @@ class OracleNode(LifecycleNode):
         self.engine.set_context(text)
 
     def _publish(self, event: OracleEvent) -> None:
-        self.events_out.publish(event.kind, event.payload())
+        if not self._closed:  # a generation thread may outlive the node by one piece
+            self.events_out.publish(event.kind, event.payload())
 
     def _health(self) -> Health:
         if self.engine is None:
@@ -240,7 +246,8 @@ class OracleNode(LifecycleNode):
         return Health(WARN if s.last_error else OK, s.last_error or 'ok', values)
 
     def close(self) -> None:
-        """Stop generation threads before the node goes away."""
+        """Stop generation threads before the node goes away; nothing is published after."""
+        self._closed = True
         if self.engine is not None:
             self.engine.stop()
         if self.intent_worker is not None:

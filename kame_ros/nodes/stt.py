@@ -56,6 +56,7 @@ class SttNode(LifecycleNode):
         self.partials = 0
         self.finals = 0
         self._speaking = False
+        self._closed = False
         self.worker = FrameWorker('stt-feed', self._process, MAX_QUEUE)
         self.interfaces = Interfaces(self)
         self.audio_in: AudioInput | None = None
@@ -75,8 +76,12 @@ class SttNode(LifecycleNode):
         self.threads = declare(self, 'threads', 2, 'CPU threads for the recognizer', 1, 64)
         self.partial_interval_s = declare(self, 'partial_interval_s', 0.5,
                                           'whisper: new audio between partial reads', 0.1, 5.0)
-        self.end_silence_s = declare(self, 'end_silence_s', 0.6,
+        self.end_silence_s = declare(self, 'end_silence_s', 0.8,
                                      'Silence that ends the user turn', 0.1, 5.0)
+        self.complete_silence_s = declare(
+            self, 'complete_silence_s', 0.25,
+            'whisper: silence that ends the turn when the transcript so far ends a sentence',
+            0.1, 5.0)
         self.max_utterance_s = declare(self, 'max_utterance_s', 20.0,
                                        'Longest utterance before a forced final', 1.0, 120.0)
         self.echo_cancel = declare(self, 'echo_cancel', True,
@@ -91,7 +96,8 @@ class SttNode(LifecycleNode):
         """Create and load the configured engine (raises SttError)."""
         if self.engine_kind == 'whisper':
             engine = WhisperStt(self._emit, self.model, self.partial_interval_s,
-                                self.end_silence_s, self.max_utterance_s, self.threads)
+                                self.end_silence_s, self.max_utterance_s, self.threads,
+                                complete_silence_s=self.complete_silence_s)
         elif self.engine_kind == 'sherpa_onnx':
             engine = SherpaStt(self._emit, self.model, self.model_type, self.threads,
                                self.end_silence_s, self.max_utterance_s)
@@ -194,6 +200,9 @@ class SttNode(LifecycleNode):
         return True
 
     def _emit(self, event: TranscriptEvent) -> None:
+        """Publish a transcript (engine worker thread); never after the node closed."""
+        if self._closed or self.engine is None:
+            return
         out = self.final_out if event.final else self.partial_out
         out.publish(event.event_type, event.payload())
         if event.final:
@@ -211,7 +220,7 @@ class SttNode(LifecycleNode):
                   'queue_drops': self.worker.dropped, 'queued': len(self.worker)}
         if isinstance(self.engine, WhisperStt):
             audio = max(self.engine.audio_seconds, 1e-9)
-            values.update(failures=self.engine.failures,
+            values.update(failures=self.engine.failures, early_finals=self.engine.early_finals,
                           rtf=round(self.engine.compute_seconds / audio, 3))
         if self.echo is not None:
             values.update({f'echo_{k}': round(v, 2) if isinstance(v, float) else v
@@ -225,7 +234,8 @@ class SttNode(LifecycleNode):
         return Health(WARN if self.worker.dropped else OK, 'ok', values)
 
     def close(self) -> None:
-        """Stop the worker and the engine."""
+        """Stop the worker and the engine; nothing is published after this."""
+        self._closed = True
         self.worker.stop()
         if self.engine is not None:
             self.engine.close()

@@ -10,14 +10,16 @@ scheduled against absolute deadlines so the rate never drifts.
 """
 import threading
 import time
+from typing import Callable
 
 import numpy as np
-
 from rclpy.node import Node
+from rosgraph_msgs.msg import Clock
 
 from kame_ros.audio.framer import FrameAssembler
 from kame_ros.audio.frames import FRAME_NS, FRAME_SAMPLES
 from kame_ros.audio.wav import read_wav_24k
+from kame_ros.ros.audio_msg import ns_to_stamp
 from kame_ros.ros.audio_out import AudioOutput
 from kame_ros.ros.diagnostics import Diagnostics, ERROR, Health, OK
 from kame_ros.ros.params import declare
@@ -50,6 +52,12 @@ class WavSource(Node):
             'Keep publishing silence this long after the file, as an open microphone would',
             0.0, 3600.0)
         self.frame_id = declare(self, 'frame_id', 'mic_link', 'Header frame_id of the frames')
+        clock = declare(self, 'clock', False,
+                        "Publish the file's own time on /clock (for use_sim_time replays "
+                        'faster or slower than real time)')
+        self._clock_pub = self.create_publisher(Clock, '/clock', 10) if clock else None
+        # In-process callers (kame_ros_agent) may hold each frame until the agent kept up.
+        self.gate: Callable[[], bool] | None = None
         self.file_done = threading.Event()
         self.finished = threading.Event()
         self._stop = threading.Event()
@@ -79,9 +87,13 @@ class WavSource(Node):
                 return
         if self._stop.wait(self.start_delay_s):
             return
-        # Paced on the wall clock; stamped with the node clock (sim time when it is used).
+        # Paced on the wall clock (scaled by realtime_factor). Stamped on the node clock: with
+        # /clock published here, the file's own time (every node then runs on it, whatever
+        # the pace); without it, the wall-clock time each frame goes out.
         period_ns = FRAME_NS / self.realtime_factor if self.realtime_factor > 0 else 0
-        t0, stamp0 = time.monotonic_ns(), self.get_clock().now().nanoseconds
+        step_ns = FRAME_NS if self._clock_pub is not None else period_ns
+        t0 = time.monotonic_ns()
+        stamp0 = self.get_clock().now().nanoseconds or time.time_ns()
         k = 0
         frames = self._frames
         while not self._stop.is_set():
@@ -89,8 +101,13 @@ class WavSource(Node):
                 delay = (t0 + (k + 1) * period_ns - time.monotonic_ns()) / 1e9
                 if delay > 0 and self._stop.wait(delay):
                     return
-                stamp = stamp0 + int(k * period_ns) if period_ns else \
-                    self.get_clock().now().nanoseconds
+                while self.gate is not None and not self.gate():
+                    if self._stop.wait(0.005):
+                        return
+                stamp = stamp0 + int(k * step_ns) if step_ns else \
+                    self.get_clock().now().nanoseconds or time.time_ns()
+                if self._clock_pub is not None:
+                    self._clock_pub.publish(Clock(clock=ns_to_stamp(stamp + FRAME_NS)))
                 self.out.publish(samples, stamp)
                 k += 1
             if frames is self._frames:

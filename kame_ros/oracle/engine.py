@@ -68,13 +68,21 @@ class OracleEngine:
         self._lock = threading.Lock()
         self._current: tuple[Restart, threading.Event] | None = None
         self._stop = threading.Event()
+        self._wake = threading.Event()
         self._poller: threading.Thread | None = None
 
     def submit(self, event: TranscriptEvent) -> None:
-        """Hand in a transcript (any thread); a final one joins the conversation."""
+        """
+        Hand in a transcript (any thread); a final one joins the conversation.
+
+        A final wakes the poller at once instead of waiting up to
+        ``poll_interval_s``: the turn is over, and every millisecond until the
+        reply is time the user waits (the restart limit still applies).
+        """
         with self._lock:
             if self.scheduler.on_transcript(event) and event.final:
                 self.prompt.hear(USER, event.text)
+                self._wake.set()
 
     def hear_agent(self, text: str) -> None:
         """
@@ -100,6 +108,7 @@ class OracleEngine:
     def stop(self) -> None:
         """Stop polling and cancel the running generation (does not wait for it)."""
         self._stop.set()
+        self._wake.set()
         with self._lock:
             if self._current is not None:
                 self._current[1].set()
@@ -111,8 +120,10 @@ class OracleEngine:
         next_t = time.monotonic()
         while not self._stop.is_set():
             self.tick()
-            next_t += period
-            self._stop.wait(max(0.0, next_t - time.monotonic()))
+            if self._wake.wait(max(0.0, next_t + period - time.monotonic())):
+                self._wake.clear()  # a final: poll now, keep the 0.5 s grid otherwise
+            else:
+                next_t += period
 
     def tick(self) -> Restart | None:
         """Apply the scheduler once; start a generation if it says so."""

@@ -7,12 +7,15 @@ Every consumer of audio (sink, speaker, STT, front-end) receives through
 this class, so bad input is handled once: a malformed, mis-rated, empty,
 odd-sized or oversized frame, or a duplicate/late sequence number, becomes a
 counted drop with a log line, and the callback only ever sees good frames.
+A stream at another rate than 24 kHz is resampled and re-framed on the way
+(RateAdapter): the callback always gets 80 ms frames at 24 kHz.
 """
 from typing import Callable
 
 from rclpy.node import Node
 
-from kame_ros.audio.frames import AudioFrame
+from kame_ros.audio.frames import AudioFrame, SAMPLE_RATE
+from kame_ros.audio.rate_adapter import RateAdapter
 from kame_ros.audio.sequence import SequenceTracker, SeqVerdict
 from kame_ros.ros.audio_msg import msg_to_frame
 from kame_ros.ros.topics import Topic
@@ -35,6 +38,7 @@ class AudioInput:
         self._node = node
         self._on_frame = on_frame
         self._tracker = SequenceTracker() if ordered else None
+        self._adapter = RateAdapter()
         self.drops = DropLedger()
         self.received = 0
         self.last_frame: AudioFrame | None = None
@@ -57,9 +61,12 @@ class AudioInput:
                            check.lost)
             elif check.verdict is SeqVerdict.RESTART:
                 self._node.get_logger().info(f'audio stream restarted at seq {frame.seq}')
+                self._adapter.reset()
         self.received += 1
-        self.last_frame = frame
-        self._on_frame(frame)
+        frames = [frame] if frame.rate == SAMPLE_RATE else self._adapter.push(frame)
+        for out in frames:
+            self.last_frame = out
+            self._on_frame(out)
 
     def close(self) -> None:
         """Destroy the subscription."""

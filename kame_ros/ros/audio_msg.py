@@ -23,7 +23,7 @@ def frame_to_msg(frame: AudioFrame, frame_id: str) -> CompressedImage:
     msg = CompressedImage()
     msg.header.stamp = ns_to_stamp(frame.stamp_ns)
     msg.header.frame_id = frame_id
-    msg.format = caps_string(frame.seq)
+    msg.format = caps_string(frame.seq, frame.rate)
     msg.data = frame.to_bytes()
     return msg
 

@@ -91,9 +91,15 @@ class BagPlayback:
 
     def __init__(self, node: Node, path: Path, topics: Sequence[str] | None = None,
                  rate: float = 1.0, qos_by_topic: dict | None = None,
-                 clock: bool = False) -> None:
-        """Load the bag and create a publisher per topic (same QoS as the live topic)."""
-        self.messages = read_bag(Path(path), topics)
+                 clock: bool = False, rename: dict[str, str] | None = None) -> None:
+        """
+        Load the bag and create a publisher per topic (same QoS as the live topic).
+
+        ``rename`` publishes a bag topic under another name (a robot's /mic as /audio/mic).
+        """
+        rename = rename or {}
+        self.messages = [(rename.get(topic, topic), *rest)
+                         for topic, *rest in read_bag(Path(path), topics)]
         if not self.messages:
             raise ValueError(f'{path}: no messages on {topics or "any topic"}')
         self.rate = rate
@@ -113,6 +119,17 @@ class BagPlayback:
                 self._pubs[topic] = node.create_publisher(type_class(msgtype), topic,
                                                           qos_by_topic.get(topic, 10))
         self._thread = threading.Thread(target=self._run, daemon=True, name='bag-play')
+
+    def audio_end_ns(self, topic: str) -> int | None:
+        """End time of the last audio message replayed on ``topic`` (None: no such topic)."""
+        from rclpy.serialization import deserialize_message
+
+        from kame_ros.ros.audio_msg import msg_to_frame
+        last = next((m for m in reversed(self.messages) if m[0] == topic), None)
+        if last is None:
+            return None
+        frame = msg_to_frame(deserialize_message(last[3], type_class(last[1])))
+        return frame.stamp_ns + len(frame.samples) * 1_000_000_000 // frame.rate
 
     def subscriber_count(self) -> int:
         """Smallest number of matched subscriptions over the bag's topics."""

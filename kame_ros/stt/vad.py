@@ -46,6 +46,15 @@ class SpeechSegmenter:
         self._silence_run = 0
         self.speaking = False
 
+    @property
+    def silence_s(self) -> float:
+        """Seconds of non-speech since the last speechy window."""
+        return self._silence_run * self.window / VAD_RATE
+
+    def end_turn(self) -> None:
+        """End the turn now (the caller decided it is over before ``end_silence_s``)."""
+        self.speaking = False
+
     def push(self, samples: np.ndarray) -> VadStep:
         """Feed one 24 kHz int16 frame."""
         x = self._resampler.process(int16_to_float(samples))

@@ -11,6 +11,13 @@ for the final when the VAD hears the end of the turn. Finals are never
 skipped; partials are skipped while the worker is busy, so the engine can
 fall behind by at most one partial. ``accept`` only does VAD and
 bookkeeping: the audio thread never waits for Whisper.
+
+The end of a turn comes early when the transcript is complete: as soon as
+the user pauses, the utterance is read once more; if that read covers all
+the speech and ends a sentence (". ? !"), the turn ends after
+``complete_silence_s`` of silence with that text as the final (no second
+read). Otherwise it ends after ``end_silence_s``, as before: a pause after
+an unfinished phrase is not the end of the turn.
 """
 from collections import deque
 from dataclasses import dataclass
@@ -48,12 +55,28 @@ def embedded_whisper_dir() -> str:
     raise SttError(f'no model.bin in {EMBEDDED_DISTRIBUTION}')
 
 
+SENTENCE_END = ('.', '?', '!')
+PAUSE_READ_S = 0.06  # silence after which the utterance is read to see whether it is complete
+
+
 @dataclass(frozen=True)
 class _Job:
     final: bool
-    audio: np.ndarray
+    audio: np.ndarray | None  # None: a final whose text is already known
     start_ns: int
     end_ns: int
+    frames: int = 0
+    text: str = ''
+    utterance: int = 0
+
+
+@dataclass(frozen=True)
+class _Read:
+    """The latest partial read: its text, and how many frames of which utterance it covered."""
+
+    text: str
+    frames: int
+    utterance: int
 
 
 class WhisperStt:
@@ -64,13 +87,18 @@ class WhisperStt:
     def __init__(self, emit: Callable[[TranscriptEvent], None], model: str = '',
                  partial_interval_s: float = 0.5, end_silence_s: float = 0.6,
                  max_utterance_s: float = 20.0, threads: int = 2,
-                 pre_roll_s: float = 0.3) -> None:
+                 pre_roll_s: float = 0.3, complete_silence_s: float = 0.25) -> None:
         """Configure; ``load`` does the slow part."""
         self.emit = emit
         self.model_path = model
         self.partial_frames = max(1, round(partial_interval_s / FRAME_SECONDS))
         self.max_frames = int(max_utterance_s / FRAME_SECONDS)
         self.end_silence_s = end_silence_s
+        self.complete_silence_s = min(complete_silence_s, end_silence_s)
+        self._read: _Read | None = None
+        self._pause_read = False
+        self._utterance_count = 0
+        self.early_finals = 0
         self.threads = threads
         self.segmenter: SpeechSegmenter | None = None
         self._pre_roll: deque[AudioFrame] = deque(maxlen=max(1, round(pre_roll_s /
@@ -110,6 +138,8 @@ class WhisperStt:
         if step.started:
             self._utterance = list(self._pre_roll)
             self._since_partial = 0
+            self._utterance_count += 1
+            self._pause_read = False
         self._pre_roll.append(frame)
         if not (step.speaking or step.ended):
             return False
@@ -123,15 +153,44 @@ class WhisperStt:
             if too_long:
                 self.segmenter.speaking = False
             return False
-        if self._since_partial >= self.partial_frames and not self._busy.is_set() \
-                and self._jobs.empty():
+        if self._complete_turn():
+            return False
+        idle = not self._busy.is_set() and self._jobs.empty()
+        silence = self.segmenter.silence_s
+        if silence == 0.0:
+            self._pause_read = False
+        elif silence >= PAUSE_READ_S and not self._pause_read and idle:
+            self._pause_read = True  # the user paused: is what they said complete?
+            self._since_partial = 0
+            self._submit(False, self._utterance)
+            return True
+        if self._since_partial >= self.partial_frames and idle:
             self._since_partial = 0
             self._submit(False, self._utterance)
         return True
 
+    def _complete_turn(self) -> bool:
+        """End the turn early if the latest read covers all the speech and ends a sentence."""
+        silence = self.segmenter.silence_s
+        read = self._read
+        if silence < self.complete_silence_s or read is None \
+                or read.utterance != self._utterance_count:
+            return False
+        speech_frames = len(self._utterance) - int(silence / FRAME_SECONDS)
+        if read.frames < speech_frames or not read.text.rstrip().endswith(SENTENCE_END):
+            return False
+        frames = self._utterance[:read.frames]
+        self._jobs.put(_Job(True, None, frames[0].stamp_ns, frames[-1].stamp_ns + FRAME_NS,
+                            read.frames, read.text))
+        self._utterance = []
+        self.segmenter.end_turn()
+        self.early_finals += 1
+        return True
+
     def _submit(self, final: bool, frames: list[AudioFrame]) -> None:
         audio = np.concatenate([f.samples for f in frames])
-        self._jobs.put(_Job(final, audio, frames[0].stamp_ns, frames[-1].stamp_ns + FRAME_NS))
+        self._jobs.put(_Job(final, audio, frames[0].stamp_ns, frames[-1].stamp_ns + FRAME_NS,
+                            len(frames), utterance=self._utterance_count))
 
     def _work(self) -> None:
         while True:
@@ -140,12 +199,14 @@ class WhisperStt:
                 return
             self._busy.set()
             try:
-                text = self._transcribe(job.audio)
+                text = job.text if job.audio is None else self._transcribe(job.audio)
             except Exception:  # noqa: B902 - a bad read must not kill the recognizer
                 self.failures += 1
                 text = ''
             finally:
                 self._busy.clear()
+            if not job.final:
+                self._read = _Read(text, job.frames, job.utterance)
             self._tracker.begin(job.start_ns)
             event = (self._tracker.final(text, job.end_ns) if job.final
                      else self._tracker.partial(text, job.end_ns))
@@ -163,6 +224,13 @@ class WhisperStt:
         self.audio_seconds += len(audio) / SAMPLE_RATE
         return text
 
+    @property
+    def idle(self) -> bool:
+        """Tell whether no Whisper read is running or waiting."""
+        return not self._busy.is_set() and self._jobs.empty()
+
     def close(self) -> None:
-        """Stop the worker."""
+        """Stop the worker and wait for a read in progress (it emits nothing after this)."""
         self._jobs.put(None)
+        if self._worker is not None and self._worker is not threading.current_thread():
+            self._worker.join(timeout=10)

@@ -26,6 +26,7 @@ from kame_ros.nodes.monitor import AgentMonitor
 from kame_ros.nodes.registry import node_class
 from kame_ros.ros.spin import init_ros, Spinner
 from kame_ros.run import find_default_config
+from kame_ros.tools.inputs import check_bag, check_input_wav, check_out, InputError
 
 
 def parse(argv: list[str]) -> tuple[argparse.Namespace, list[str]]:
@@ -37,7 +38,9 @@ def parse(argv: list[str]) -> tuple[argparse.Namespace, list[str]]:
     p = argparse.ArgumentParser(prog='kame_ros_agent', description=__doc__.strip().split('\n')[0])
     src = p.add_mutually_exclusive_group()
     src.add_argument('--input', type=Path, help='WAV file spoken into the agent')
-    src.add_argument('--bag', type=Path, help='rosbag2 whose /audio/mic is replayed')
+    src.add_argument('--bag', type=Path, help='rosbag2 whose microphone topic is replayed')
+    p.add_argument('--topic', default='/audio/mic',
+                   help='--bag: the microphone topic in the bag (default /audio/mic)')
     p.add_argument('--out', type=Path, default=Path('out/agent'))
     p.add_argument('--config', type=Path, default=None, help='parameters YAML')
     p.add_argument('--frontend', choices=['tts', 'moshi'], default='tts',
@@ -51,6 +54,9 @@ def parse(argv: list[str]) -> tuple[argparse.Namespace, list[str]]:
                    help='end a headless run after the input ended and the agent was quiet')
     p.add_argument('--max-answer-s', type=float, default=60.0,
                    help='longest the agent may talk after a recorded question')
+    p.add_argument('--realtime-factor', type=float, default=1.0,
+                   help='--input/--bag pace: 2 = twice real time, 0 = as fast as the agent '
+                        'keeps up (WAV only); the timeline stays on the input time')
     p.add_argument('--ready-timeout-s', type=float, default=300.0)
     return p.parse_args(argv), ros_args
 
@@ -64,7 +70,17 @@ def ros_arguments(opts: argparse.Namespace, ros_args: list[str]) -> list[str]:
         args += ['-p', f'frontend:checkpoint:={opts.checkpoint}']
     if opts.oracle_backend:
         args += ['-p', f'oracle:backend:={opts.oracle_backend}']
+    if opts.realtime_factor != 1.0:  # every stamp on the input's time (/clock from the input)
+        args += ['-p', 'use_sim_time:=true']
     return args + ros_args
+
+
+def kept_up(node, published: int) -> bool:
+    """Tell whether ``node`` received and processed every published frame (--realtime-factor 0)."""
+    worker = getattr(node, 'worker', None)
+    if worker is not None and (worker.received < published or len(worker)):
+        return False  # a frame still on the wire or in its queue
+    return getattr(node.engine, 'idle', True)
 
 
 def wait_ready(nodes: list, timeout_s: float) -> None:
@@ -89,6 +105,7 @@ def run_agent(opts: argparse.Namespace, ros_args: list[str]) -> AgentMonitor:
         opts.out.mkdir(parents=True, exist_ok=True)
     monitor = AgentMonitor(input_done, opts.idle_s,
                            opts.out / 'bag' if opts.record else None)
+    monitor.expect_replies = not opts.no_oracle
     try:
         names = ['stt', 'frontend'] + ([] if opts.no_oracle else ['oracle'])
         print(f'kame_ros_agent: starting {", ".join(names)} (models load now)...', flush=True)
@@ -103,11 +120,18 @@ def run_agent(opts: argparse.Namespace, ros_args: list[str]) -> AgentMonitor:
             # by input frames, and the end of the turn is heard as silence.
             source = node_class('wav_source')(parameter_overrides=[
                 Parameter('path', value=str(opts.input)), Parameter('start_delay_s', value=0.5),
-                Parameter('trailing_silence_s', value=opts.max_answer_s), listeners])
+                Parameter('trailing_silence_s', value=opts.max_answer_s), listeners,
+                Parameter('realtime_factor', value=float(opts.realtime_factor)),
+                Parameter('clock', value=opts.realtime_factor != 1.0)])
+            if opts.realtime_factor == 0:  # each frame once the agent has taken the last one
+                source.gate = lambda: all(kept_up(node, source.out.seq) for node in agents)
         elif opts.bag is not None:
             source = node_class('bag_play')(parameter_overrides=[
-                Parameter('path', value=str(opts.bag)), Parameter('topics', value=['/audio/mic']),
-                listeners])
+                Parameter('path', value=str(opts.bag)), Parameter('topics', value=[opts.topic]),
+                Parameter('remap_to', value='/audio/mic'),
+                Parameter('trailing_silence_s', value=opts.max_answer_s), listeners,
+                Parameter('rate', value=max(opts.realtime_factor, 0.01)),
+                Parameter('clock', value=opts.realtime_factor != 1.0)])
         else:
             spinner.add(node_class('audio_playback')())
             source = node_class('audio_capture')()
@@ -120,6 +144,10 @@ def run_agent(opts: argparse.Namespace, ros_args: list[str]) -> AgentMonitor:
             while not (monitor.finished.wait(0.2) or source.finished.is_set()
                        or spinner.stop.is_set()):
                 pass
+            if not monitor.finished.is_set() and monitor.incomplete():
+                # (a full-duplex front-end that keeps making sound is not an error)
+                monitor.error = (f'the conversation was not complete {opts.max_answer_s:.0f} s '
+                                 f'after the input ended: {monitor.incomplete()}')
         else:
             spinner.wait()
     finally:
@@ -128,9 +156,24 @@ def run_agent(opts: argparse.Namespace, ros_args: list[str]) -> AgentMonitor:
     return monitor
 
 
+def check_inputs(opts: argparse.Namespace) -> None:
+    """Refuse bad options, --input/--bag/--topic/--out before any model loads (InputError)."""
+    if opts.realtime_factor < 0 or (opts.bag is not None and opts.realtime_factor == 0):
+        raise InputError('--realtime-factor must be > 0 (0, as fast as possible: --input only)')
+    if opts.input is not None:
+        check_input_wav(opts.input)
+    if opts.bag is not None:
+        check_bag(opts.bag, opts.topic)
+    check_out(opts.out)
+
+
 def main(argv: list[str] | None = None) -> None:
     """Console entry point."""
     opts, ros_args = parse(sys.argv[1:] if argv is None else argv)
+    try:
+        check_inputs(opts)
+    except InputError as err:
+        sys.exit(f'kame_ros_agent: {err}')
     try:
         monitor = run_agent(opts, ros_args)
     except RuntimeError as err:
@@ -139,6 +182,8 @@ def main(argv: list[str] | None = None) -> None:
     print((opts.out / 'transcript.md').read_text())
     print(f'kame_ros_agent: wrote {opts.out}/answer.wav, transcript.md, timeline.csv, '
           f'timeline.md, timeline.png' + (', bag/' if opts.record else ''))
+    if monitor.error:
+        sys.exit(f'kame_ros_agent: {monitor.error}')
 
 
 if __name__ == '__main__':

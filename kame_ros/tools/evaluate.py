@@ -11,6 +11,8 @@ nodes (``kame_ros_agent``), and is scored from its timeline:
   the agent is already talking, as full-duplex Moshi does);
 * correct: an expected answer word is in the agent's spoken text within
   the answer window;
+* content: when the first word of the reply itself was spoken (not the
+  acknowledgement), after the end of the question;
 * knowledge: when that word was spoken, relative to the end of the question
   (negative: before the user finished, from the oracle's early guess).
 
@@ -74,8 +76,9 @@ def read_timeline(directory: Path) -> tuple[float, list[tuple[float, str, str]]]
     return start, rows
 
 
-def score(directory: Path, spans: list[tuple[float, float]], questions: list) -> list[dict]:
-    """Per question: onset, correct, knowledge (seconds after the end of the question)."""
+def score(directory: Path, spans: list[tuple[float, float]], questions: list,
+          acknowledgement: str = 'Okay.') -> list[dict]:
+    """Per question: onset, content, correct, knowledge (seconds after the end of the question)."""
     start, rows = read_timeline(directory)
     speech = []
     for t, lane, text in rows:
@@ -84,12 +87,13 @@ def score(directory: Path, spans: list[tuple[float, float]], questions: list) ->
         elif lane == 'agent speech' and text == 'ends' and speech:
             speech[-1][1] = t
     results = []
+    ack = set(re.sub(r'[^a-z0-9 ]', ' ', acknowledgement.lower()).split())
     for k, ((_, end), (_, expected)) in enumerate(zip(spans, questions)):
         t_end = start + end
         t_next = start + spans[k + 1][0] if k + 1 < len(spans) else t_end + ANSWER_WINDOW_S
         onset = next((0.0 if a <= t_end else a - t_end for a, b in speech
                       if b > t_end and a < t_next), None)
-        spoken, knowledge = '', None
+        spoken, knowledge, content = '', None, None
         for t, lane, text in rows:
             if lane != 'frontend text' or not (start + spans[k][0] <= t < t_next):
                 continue
@@ -97,7 +101,10 @@ def score(directory: Path, spans: list[tuple[float, float]], questions: list) ->
             words = re.sub(r'[^a-z0-9 ]', ' ', spoken.lower()).split()
             if knowledge is None and any(w in words for w in expected):
                 knowledge = t - t_end
-        results.append({'onset': onset, 'correct': knowledge is not None,
+            fresh = set(re.sub(r'[^a-z0-9 ]', ' ', text.lower()).split()) - ack
+            if content is None and t >= t_end and fresh:
+                content = t - t_end
+        results.append({'onset': onset, 'content': content, 'correct': knowledge is not None,
                         'knowledge': knowledge, 'spoken': spoken.strip()})
     return results
 
@@ -119,13 +126,20 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument('--oracle-backend', default='llama_cpp')
     parser.add_argument('--questions', type=int, default=len(QUESTIONS),
                         help='use the first N questions')
+    parser.add_argument('--systems', nargs='+', choices=['direct', 'cascaded', 'tandem'],
+                        default=['direct', 'cascaded', 'tandem'],
+                        help='which rows to run (cascaded is the CPU default agent)')
+    parser.add_argument('--label', default='', help='suffix for the row names (before/after)')
+    parser.add_argument('--ros-args', default='',
+                        help='ROS arguments for every agent run, e.g. '
+                             '"-p stt:complete_silence_s:=0.8" (to measure what a change buys)')
     opts = parser.parse_args(argv)
     opts.out.mkdir(parents=True, exist_ok=True)
     questions = QUESTIONS[:opts.questions]
     print('[eval] synthesizing questions...', flush=True)
     spans = build_input(opts.out / 'questions.wav', questions)
     checkpoint = opts.checkpoint
-    if not checkpoint:
+    if not checkpoint and set(opts.systems) - {'cascaded'}:
         from kame_ros.frontend.tiny import save_checkpoint
         print('[eval] building a tiny random Moshi-shaped checkpoint...', flush=True)
         checkpoint = str(save_checkpoint(opts.out / 'tiny_moshi', kame=False))
@@ -133,6 +147,8 @@ def main(argv: list[str] | None = None) -> None:
     systems = {'direct (front-end alone)': moshi + ['--mode', 'plain', '--no-oracle'],
                'cascaded (STT -> LLM -> TTS)': ['--frontend', 'tts'],
                'tandem (KAME)': moshi + ['--mode', 'auto']}
+    systems = {f'{name}{opts.label}': args for name, args in systems.items()
+               if name.split()[0] in opts.systems}
     table = {}
     for i, (name, args) in enumerate(systems.items()):
         run = opts.out / f'system{i}'
@@ -141,16 +157,19 @@ def main(argv: list[str] | None = None) -> None:
         cmd = [sys.executable, '-m', 'kame_ros.tools.agent', '--input',
                str(opts.out / 'questions.wav'), '--out', str(run), '--idle-s', '2',
                '--max-answer-s', '5', '--oracle-backend', opts.oracle_backend] + args
+        if opts.ros_args:
+            cmd += ['--ros-args', *opts.ros_args.split()]
         proc = subprocess.run(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
                               text=True)
         if proc.returncode:
             sys.exit(f'{name} failed:\n{proc.stderr[-3000:]}')
         table[name] = score(run, spans, questions)
-    lines = ['| system | onset after end of question p50 / p90 s | correct | '
-             'knowledge in the reply p50 / p90 s |', '|---|---|---|---|']
+    lines = ['| system | first sound after end of question p50 / p90 s | first reply word '
+             'p50 / p90 s | correct | answer word p50 / p90 s |', '|---|---|---|---|---|']
     for name, results in table.items():
         correct = sum(r['correct'] for r in results)
         lines.append(f'| {name} | {stats([r["onset"] for r in results])} | '
+                     f'{stats([r["content"] for r in results])} | '
                      f'{correct}/{len(results)} ({correct / len(results):.0%}) | '
                      f'{stats([r["knowledge"] for r in results])} |')
     report = '\n'.join(lines)

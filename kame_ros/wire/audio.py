@@ -21,6 +21,7 @@ from kame_ros.audio.frames import AudioFrame, FRAME_BYTES, SAMPLE_RATE
 MEDIA_TYPE = 'audio/x-raw'
 SAMPLE_FORMAT = 'S16LE'
 MAX_WIRE_BYTES = 64 * 1024
+RATES = (8000, 192000)  # microphone rates accepted (and resampled to the graph's 24 kHz)
 
 
 class FrameRejected(ValueError):
@@ -79,17 +80,17 @@ def decode_frame(caps_text: str, stamp_ns: int, data: bytes) -> AudioFrame:
     caps = parse_caps(caps_text)
     if caps.sample_format != SAMPLE_FORMAT:
         raise FrameRejected('bad_format', f'sample format {caps.sample_format}')
-    if caps.rate != SAMPLE_RATE:
-        raise FrameRejected('rate_mismatch', f'{caps.rate} Hz, graph runs at {SAMPLE_RATE} Hz')
+    if not RATES[0] <= caps.rate <= RATES[1]:
+        raise FrameRejected('rate_mismatch', f'{caps.rate} Hz is outside {RATES[0]}-{RATES[1]}')
     if caps.channels != 1:
         raise FrameRejected('bad_format', f'{caps.channels} channels, graph is mono')
     if size == 0:
         raise FrameRejected('empty', 'no samples')
     if size % 2:
         raise FrameRejected('odd_bytes', f'{size} bytes is not whole int16 samples')
-    if size != FRAME_BYTES:
+    if caps.rate == SAMPLE_RATE and size != FRAME_BYTES:
         raise FrameRejected('wrong_size', f'{size // 2} samples, frames are {FRAME_BYTES // 2}')
     if caps.seq < 0:
         raise FrameRejected('bad_format', f'negative seq {caps.seq}')
     samples = np.frombuffer(data, '<i2').astype(np.int16)
-    return AudioFrame(caps.seq, stamp_ns, samples)
+    return AudioFrame(caps.seq, stamp_ns, samples, caps.rate)

@@ -1,0 +1,57 @@
+# Copyright 2026 kame_ros developers
+# SPDX-License-Identifier: Apache-2.0
+"""
+Check what a user hands the main job before any model loads.
+
+Loading the STT, LLM and TTS takes seconds; finding out afterwards that
+``--input`` was a directory, or that the bag has no microphone topic, wastes
+them and used to end in silence with exit 0. Each check raises InputError
+with one line that names the file and what is wrong with it.
+"""
+from pathlib import Path
+
+from kame_ros.audio.wav import check_wav
+
+
+class InputError(ValueError):
+    """A bad --input, --bag, --topic or --out; the message is one line for the user."""
+
+
+def check_input_wav(path: Path) -> None:
+    """Check that the WAV exists, is audio and has samples."""
+    try:
+        check_wav(path)
+    except ValueError as err:
+        raise InputError(f'--input {err}') from err
+
+
+def bag_topics(path: Path) -> dict[str, str]:
+    """Topic -> message type of a rosbag2 directory (MCAP or SQLite)."""
+    from rosbags.rosbag2 import Reader
+    if not path.exists():
+        raise InputError(f'--bag {path}: no such directory')
+    try:
+        with Reader(path) as reader:
+            return {c.topic: c.msgtype for c in reader.connections if c.msgcount}
+    except Exception as err:  # noqa: B902 - rosbags raises several unrelated types
+        raise InputError(f'--bag {path}: not a readable rosbag2 ({err})') from err
+
+
+def check_bag(path: Path, topic: str) -> None:
+    """Check that the bag is readable and has audio messages on ``topic``."""
+    topics = bag_topics(path)
+    if topics.get(topic) != 'sensor_msgs/msg/CompressedImage':
+        listed = ', '.join(f'{t} ({m})' for t, m in sorted(topics.items())) or 'none'
+        raise InputError(f'--bag {path}: no audio on {topic}; its topics: {listed} '
+                         '(choose one with --topic)')
+
+
+def check_out(directory: Path) -> None:
+    """Check that the output directory can be created and written."""
+    try:
+        directory.mkdir(parents=True, exist_ok=True)
+        probe = directory / '.kame_ros_write_test'
+        probe.write_bytes(b'')
+        probe.unlink()
+    except OSError as err:
+        raise InputError(f'--out {directory}: cannot write there ({err.strerror})') from err

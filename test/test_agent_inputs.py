@@ -1,0 +1,155 @@
+# Copyright 2026 kame_ros developers
+# SPDX-License-Identifier: Apache-2.0
+"""
+The main job as users meet it: bad inputs refused at once, other rates and topics read.
+
+Every refusal is one line, a non-zero exit, within 2 s and before any model
+loads; a bag whose microphone is on another topic and ends right after the
+question still gets its answer; a run under heavy CPU load still waits for
+the final transcript and its answer before it ends.
+"""
+import multiprocessing
+import os
+import subprocess
+import sys
+import time
+
+import numpy as np
+import pytest
+from rclpy.serialization import serialize_message
+from rosbags.rosbag2 import StoragePlugin, Writer
+from rosbags.typesys import get_typestore, Stores
+
+from kame_ros.audio.frames import AudioFrame
+from kame_ros.audio.resample import resample
+from kame_ros.audio.wav import write_wav
+from kame_ros.ros.audio_msg import frame_to_msg
+from speech_fixtures import hibari_speech
+
+QUESTION = 'What is the capital of France?'
+AGENT = [sys.executable, '-m', 'kame_ros.tools.agent']
+
+
+def agent(*args, timeout=300, **kwargs) -> subprocess.CompletedProcess:
+    return subprocess.run([*AGENT, *args], capture_output=True, text=True, timeout=timeout,
+                          **kwargs)
+
+
+def write_bag(path, topic: str, samples: np.ndarray, rate: int, chunk: int) -> None:
+    """Write a robot's microphone bag: ``chunk``-sample messages at ``rate`` Hz on ``topic``."""
+    writer = Writer(path, version=9, storage_plugin=StoragePlugin.MCAP)
+    writer.open()
+    conn = writer.add_connection(topic, 'sensor_msgs/msg/CompressedImage',
+                                 typestore=get_typestore(Stores.ROS2_KILTED))
+    other = writer.add_connection('/odom_note', 'std_msgs/msg/String',
+                                  typestore=get_typestore(Stores.ROS2_KILTED))
+    from std_msgs.msg import String
+    t0 = time.time_ns()
+    writer.write(other, t0, serialize_message(String(data='hello')))
+    for seq, start in enumerate(range(0, len(samples) - chunk + 1, chunk)):
+        stamp = t0 + start * 10**9 // rate
+        msg = frame_to_msg(AudioFrame(seq, stamp, samples[start:start + chunk], rate), 'mic')
+        writer.write(conn, stamp + chunk * 10**9 // rate, serialize_message(msg))
+    writer.close()
+
+
+def test_bad_inputs_are_refused_before_any_model_loads(tmp_path):
+    good = tmp_path / 'good.wav'
+    write_wav(good, np.zeros(24000, np.int16))
+    (tmp_path / 'empty.wav').write_bytes(b'')
+    (tmp_path / 'text.wav').write_text('not audio at all')
+    (tmp_path / 'truncated.wav').write_bytes(good.read_bytes()[:20])
+    write_wav(tmp_path / 'zero.wav', np.zeros(0, np.int16))
+    (tmp_path / 'adir').mkdir()
+    readonly = tmp_path / 'readonly'
+    readonly.mkdir()
+    readonly.chmod(0o500)
+    write_bag(tmp_path / 'bag', '/mic', np.zeros(24000, np.int16), 24000, 1920)
+    cases = [
+        (['--input', str(tmp_path / 'nope.wav')], 'no such file'),
+        (['--input', str(tmp_path / 'empty.wav')], 'not a readable audio file'),
+        (['--input', str(tmp_path / 'text.wav')], 'not a readable audio file'),
+        (['--input', str(tmp_path / 'truncated.wav')], 'not a readable audio file'),
+        (['--input', str(tmp_path / 'zero.wav')], 'has no samples'),
+        (['--input', str(tmp_path / 'adir')], 'is a directory'),
+        (['--input', str(good), '--out', str(readonly / 'out')], 'cannot write there'),
+        (['--bag', str(tmp_path / 'nope')], 'no such directory'),
+        (['--bag', str(tmp_path / 'adir')], 'not a readable rosbag2'),
+        (['--bag', str(tmp_path / 'bag')], 'no audio on /audio/mic; its topics: /mic'),
+        (['--bag', str(tmp_path / 'bag'), '--topic', '/odom_note'], 'no audio on /odom_note'),
+    ]
+    if os.geteuid() == 0:  # root writes anywhere: make the --out a file instead
+        (tmp_path / 'afile').write_text('x')
+        cases[6] = (['--input', str(good), '--out', str(tmp_path / 'afile' / 'out')],
+                    'cannot write there')
+    for args, message in cases:
+        t0 = time.monotonic()
+        result = agent(*args, '--out', str(tmp_path / 'out'), timeout=30) \
+            if '--out' not in args else agent(*args, timeout=30)
+        elapsed = time.monotonic() - t0
+        assert result.returncode != 0, args
+        assert message in result.stderr, (args, result.stderr)
+        assert 'Traceback' not in result.stderr and len(result.stderr.strip().splitlines()) == 1
+        assert elapsed < 2.0, f'{args}: {elapsed:.1f} s (python start-up included)'
+
+
+@pytest.mark.slow
+def test_bag_on_another_topic_and_rate_ending_at_the_question(tmp_path):
+    """A 16 kHz robot microphone on /mic, 512-sample chunks, nothing after the question."""
+    speech = hibari_speech(QUESTION)
+    at_16k = (resample(speech / 32768.0, 24000, 16000) * 32767).astype(np.int16)
+    write_bag(tmp_path / 'bag', '/mic', at_16k, 16000, 512)
+    result = agent('--bag', str(tmp_path / 'bag'), '--topic', '/mic',
+                   '--out', str(tmp_path / 'out'))
+    assert result.returncode == 0, result.stderr[-3000:]
+    transcript = (tmp_path / 'out' / 'transcript.md').read_text()
+    assert QUESTION in transcript, transcript
+    assert 'Paris' in transcript.split('## Agent speech')[1], transcript
+
+
+def burn(stop) -> None:
+    while not stop.is_set():
+        sum(i * i for i in range(10000))
+
+
+@pytest.mark.slow
+def test_run_waits_for_the_answer_under_heavy_load(tmp_path):
+    write_wav(tmp_path / 'q.wav', hibari_speech(QUESTION))
+    stop = multiprocessing.Event()
+    hogs = [multiprocessing.Process(target=burn, args=(stop,), daemon=True) for _ in range(3)]
+    for hog in hogs:
+        hog.start()
+    try:
+        result = agent('--input', str(tmp_path / 'q.wav'), '--out', str(tmp_path / 'out'),
+                       '--idle-s', '1.0', timeout=400)
+    finally:
+        stop.set()
+        for hog in hogs:
+            hog.join(5)
+    assert result.returncode == 0, result.stderr[-3000:]
+    assert 'Traceback' not in result.stderr, result.stderr[-3000:]
+    transcript = (tmp_path / 'out' / 'transcript.md').read_text()
+    assert QUESTION in transcript and 'Paris' in transcript.split('## Agent speech')[1], \
+        transcript
+
+
+@pytest.mark.slow
+def test_faster_than_real_time_keeps_the_input_time(tmp_path):
+    """--realtime-factor 0: a 40 s recording in far less wall time, timeline on its own time."""
+    speech = hibari_speech(QUESTION)
+    lead = 30 * 24000
+    write_wav(tmp_path / 'q.wav', np.concatenate([np.zeros(lead, np.int16), speech,
+                                                  np.zeros(10 * 24000, np.int16)]))
+    t0 = time.monotonic()
+    result = agent('--input', str(tmp_path / 'q.wav'), '--out', str(tmp_path / 'out'),
+                   '--realtime-factor', '0', '--idle-s', '1.0')
+    elapsed = time.monotonic() - t0
+    assert result.returncode == 0, result.stderr[-3000:]
+    transcript = (tmp_path / 'out' / 'transcript.md').read_text()
+    assert QUESTION in transcript and 'Paris' in transcript.split('## Agent speech')[1]
+    final_s = float(transcript.split('## User (final transcripts)')[1].split('- ')[1]
+                    .split(' s:')[0])
+    end_of_question = (lead + len(speech)) / 24000
+    assert end_of_question - 1.0 < final_s < end_of_question + 3.0, \
+        f'final at {final_s:.2f} s of input time, question ends at {end_of_question:.2f} s'
+    assert elapsed < 30, f'{elapsed:.0f} s of wall time for 40 s of audio'
