@@ -17,6 +17,7 @@ import signal
 import subprocess
 import time
 
+import numpy as np
 import pytest
 import yaml
 
@@ -64,16 +65,16 @@ def run(ws: Path, command: str, timeout: float = 60) -> subprocess.CompletedProc
                           timeout=timeout)
 
 
-def launch(ws: Path, arguments: str, log: Path) -> subprocess.Popen:
+def launch(ws: Path, arguments: str, log: Path, env: dict | None = None) -> subprocess.Popen:
     return subprocess.Popen(in_workspace(ws, f'ros2 launch kame_ros agent.launch.py {arguments}'),
                             cwd=ws, stdout=open(log, 'w'), stderr=subprocess.STDOUT,
-                            start_new_session=True)
+                            start_new_session=True, env={**os.environ, **(env or {})})
 
 
 def stop(proc: subprocess.Popen) -> int:
-    """Ctrl-C the launch (SIGINT shuts ros2 launch down cleanly) and wait."""
+    """Ctrl-C the launch (SIGINT shuts ros2 launch down cleanly; it signals its nodes) and wait."""
     if proc.poll() is None:
-        os.killpg(proc.pid, signal.SIGINT)
+        os.kill(proc.pid, signal.SIGINT)
     try:
         return proc.wait(timeout=30)
     except subprocess.TimeoutExpired:
@@ -118,6 +119,36 @@ def test_readme_headless_launch_answers(workspace, ros, tmp_path):
     said, log = answer_and_check(workspace, ros, tmp_path,
                                  'frontend_backend:=tts llm_backend:=llama_cpp')
     assert 'answer written to' in log, 'the headless launch ends by itself'
+
+
+def test_readme_robot_launch_on_a_sound_card(workspace, ros, tmp_path):
+    """The README's robot command on a (private PulseAudio) sound card: heard, answered, played."""
+    from audio_signals import active_seconds
+    from pulse import PulseServer
+    server = PulseServer(tmp_path / 'pulse')
+    server.start()
+    finals, spoken = listen(ros)
+    proc = launch(workspace, 'frontend_backend:=tts llm_backend:=llama_cpp',
+                  tmp_path / 'launch.log', env=server.env)
+    try:
+        recorder = server.record_speaker()
+        recorder.wait_until_recording()
+        log = tmp_path / 'launch.log'
+        assert wait_for(lambda: 'capturing from' in log.read_text()
+                        and log.read_text().count(' active') >= 3, 120), log.read_text()[-3000:]
+        time.sleep(2.0)
+        # A real microphone goes on delivering (silence) after the question.
+        server.feed_mic(np.concatenate([hibari_speech(QUESTION),
+                                        np.zeros(24000 * 8, np.int16)])).join(timeout=30)
+        assert wait_for(lambda: 'Paris' in ''.join(spoken), 30), (finals, spoken)
+        time.sleep(3.0)
+        played = recorder.stop()
+    finally:
+        rc = stop(proc)
+        server.stop()
+    assert finals == [QUESTION], finals
+    assert active_seconds(played) > 1.0, 'the answer came out of the speaker'
+    assert rc == 0 and 'Traceback' not in log.read_text(), log.read_text()[-3000:]
 
 
 def test_namespaced_launch_reads_wildcard_yaml(workspace, ros, tmp_path):

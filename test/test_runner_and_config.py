@@ -111,3 +111,24 @@ def test_runner_refuses_bad_config_and_input_at_once(tmp_path, processes):
         assert proc.wait(timeout=20) != 0
         log = processes.log(proc)
         assert message in log and 'Traceback' not in log, log
+
+
+def test_runner_reads_wildcard_sections_under_a_namespace(tmp_path, processes, ros):
+    """The same YAML as the launch test: /** and /**/node sections apply under -r __ns."""
+    from rcl_interfaces.srv import GetParameters
+
+    from polling import wait_for
+    config = tmp_path / 'robot.yaml'
+    config.write_text(yaml.safe_dump({
+        '/**': {'ros__parameters': {'use_sim_time': False}},
+        '/**/oracle': {'ros__parameters': {'backend': 'llama_cpp', 'max_tokens': 7}}}))
+    proc = processes.start('kame_ros_run', '--config', str(config), '--ros-args',
+                           '-r', '__ns:=/robot1')
+    node = ros.node('param_probe')
+    client = node.create_client(GetParameters, '/robot1/oracle/get_parameters')
+    assert client.wait_for_service(60), processes.log(proc)
+    future = client.call_async(GetParameters.Request(names=['max_tokens', 'backend']))
+    assert wait_for(future.done, 10)
+    values = future.result().values
+    assert (values[0].integer_value, values[1].string_value) == (7, 'llama_cpp')
+    assert 'starting oracle with' in processes.log(proc), 'only the node sections start'

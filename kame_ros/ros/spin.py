@@ -83,6 +83,10 @@ def spin_until_finished(nodes: Sequence[Node]) -> None:
     try:
         spinner.wait()
     finally:
+        # A second Ctrl-C (or ros2 launch's SIGINT after the terminal's) must not cut the
+        # shutdown short: nodes are writing files and releasing devices now.
+        signal.signal(signal.SIGINT, signal.SIG_IGN)
+        signal.signal(signal.SIGTERM, signal.SIG_IGN)
         spinner.shutdown()
 
 
