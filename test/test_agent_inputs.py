@@ -153,3 +153,24 @@ def test_faster_than_real_time_keeps_the_input_time(tmp_path):
     assert end_of_question - 1.0 < final_s < end_of_question + 3.0, \
         f'final at {final_s:.2f} s of input time, question ends at {end_of_question:.2f} s'
     assert elapsed < 30, f'{elapsed:.0f} s of wall time for 40 s of audio'
+
+
+@pytest.mark.slow
+def test_unfinished_conversation_is_an_error_at_the_bound(tmp_path):
+    """An oracle server that accepts and never answers: the run ends at the bound, exit 1."""
+    import socket
+    hung = socket.socket()
+    hung.bind(('127.0.0.1', 0))
+    hung.listen(8)  # connections complete in the backlog; nothing is ever read or answered
+    write_wav(tmp_path / 'q.wav', hibari_speech(QUESTION))
+    try:
+        result = agent('--input', str(tmp_path / 'q.wav'), '--out', str(tmp_path / 'out'),
+                       '--max-answer-s', '4', '--oracle-backend', 'openai', '--ros-args',
+                       '-p', f'oracle:base_url:=http://127.0.0.1:{hung.getsockname()[1]}/v1',
+                       '-p', 'oracle:timeout_s:=120.0', '-p', 'oracle:max_retries:=0')
+    finally:
+        hung.close()
+    assert result.returncode == 1, result.stderr[-2000:]
+    last = result.stderr.strip().splitlines()[-1]
+    assert 'not complete 4 s after the input ended' in last and 'no finished oracle reply' in last
+    assert QUESTION in (tmp_path / 'out' / 'transcript.md').read_text(), 'what happened is kept'

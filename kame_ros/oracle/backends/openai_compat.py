@@ -16,6 +16,9 @@ from typing import Iterator
 from kame_ros.oracle.backends.base import BackendError, LLMBackend, Messages, Progress
 
 
+CHECK_TIMEOUT_S = 3.0
+
+
 class OpenAIBackend(LLMBackend):
     """Chat completions over HTTP, streamed."""
 
@@ -40,8 +43,9 @@ class OpenAIBackend(LLMBackend):
     def load(self, progress: Progress) -> None:
         """Check the server answers; a dead server is reported, not fatal (it may come up)."""
         progress(f'checking {self.client.base_url}')
-        try:
-            models = [m.id for m in self.client.models.list()]
+        try:  # a quick look: a hung server must not hold configure for a whole read timeout
+            quick = self.client.with_options(timeout=CHECK_TIMEOUT_S, max_retries=0)
+            models = [m.id for m in quick.models.list()]
             progress(f'server up, models: {", ".join(models) or "none listed"}')
         except self._openai.OpenAIError as err:
             progress(f'server not answering yet ({type(err).__name__}); will retry per reply')
