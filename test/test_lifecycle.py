@@ -81,7 +81,7 @@ def test_frontend_and_stt_lifecycle_by_hand(ros, processes, tmp_path):
     def speak(reply: int) -> None:
         """Play the question, then an oracle reply to its final, over DDS."""
         source = processes.start('wav_source', '--ros-args', '-p', f'path:={question}',
-                                 '-p', 'wait_for_subscribers:=2', '-p', 'start_delay_s:=0.5',
+                                 '-p', 'wait_for_subscribers:=2', '-p', 'start_delay_s:=1.0',
                                  '-p', 'trailing_silence_s:=6.0')
         time.sleep(3.0)
         for seq, (kind, extra) in enumerate((('oracle.reset', {}),
@@ -126,7 +126,7 @@ def test_frontend_and_stt_lifecycle_by_hand(ros, processes, tmp_path):
 
 def test_restarted_short_stream_is_heard(ros, processes, tmp_path):
     """Two recordings of under 50 frames played one after the other into one stt: both heard."""
-    processes.start('stt', '--ros-args')
+    stt = processes.start('stt', '--ros-args')
     finals = []
     probe = ros.node('probe')
     probe.create_subscription(STT_FINAL.msg_type, STT_FINAL.name,
@@ -134,8 +134,8 @@ def test_restarted_short_stream_is_heard(ros, processes, tmp_path):
     for i, text in enumerate(('Where is the kitchen?', 'Stop right there.')):
         write_wav(tmp_path / f'{i}.wav', hibari_speech(text))
         source = processes.start('wav_source', '--ros-args', '-p', f'path:={tmp_path}/{i}.wav',
-                                 '-p', 'wait_for_subscribers:=1', '-p', 'start_delay_s:=0.5',
+                                 '-p', 'wait_for_subscribers:=1', '-p', 'start_delay_s:=1.5',
                                  '-p', 'trailing_silence_s:=1.5')
         assert source.wait(timeout=120) == 0, processes.log(source)
-        assert wait_for(lambda: len(finals) == i + 1, 15), (finals, processes.log(source))
+        assert wait_for(lambda: len(finals) == i + 1, 15), (finals, processes.log(stt))
     assert finals == ['Where is the kitchen?', 'Stop right there.']

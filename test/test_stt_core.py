@@ -5,9 +5,10 @@ import numpy as np
 import pytest
 
 from kame_ros.audio.frames import AudioFrame, float_to_int16
+from kame_ros.stt.errors import SttError
 from kame_ros.stt.sherpa_engine import SherpaStt
 from kame_ros.stt.utterance import UtteranceTracker
-from kame_ros.stt.whisper_engine import SttError, WhisperStt
+from kame_ros.stt.whisper_engine import WhisperStt
 from sherpa_fixtures import band_tone_hz, build_wenet_ctc
 from speech_fixtures import hibari_speech, word_errors
 

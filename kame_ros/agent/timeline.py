@@ -10,13 +10,11 @@ CSV, a Markdown table and a PNG, so a latency problem is seen, not hunted.
 from dataclasses import dataclass, field
 from pathlib import Path
 
-import numpy as np
-
 from kame_ros.audio.frames import FRAME_SECONDS
+from kame_ros.audio.levels import AUDIBLE_RMS
 
 LANES = ['user speech', 'stt partial', 'stt final', 'oracle reset', 'oracle text',
          'frontend text', 'agent speech']
-SPEECH_RMS = 300.0
 
 
 @dataclass(frozen=True)
@@ -45,7 +43,7 @@ class Timeline:
         """Merge loud frames into (start, end) spans, bridging pauses shorter than hold_s."""
         spans: list[list[float]] = []
         for t, level in rms:
-            if level < SPEECH_RMS:
+            if level < AUDIBLE_RMS:
                 continue
             if spans and t - spans[-1][1] <= hold_s:
                 spans[-1][1] = t + FRAME_SECONDS
@@ -99,8 +97,3 @@ class Timeline:
         fig.tight_layout()
         fig.savefig(path, dpi=120)
         plt.close(fig)
-
-
-def rms(samples: np.ndarray) -> float:
-    """Root mean square of int16 samples."""
-    return float(np.sqrt(np.mean(np.asarray(samples, np.float64) ** 2)))

@@ -1,13 +1,31 @@
 # Copyright 2026 kame_ros developers
 # SPDX-License-Identifier: Apache-2.0
-"""What every front-end backend offers the node: one output frame per input frame."""
+"""
+What every front-end backend offers the node: one output frame per input frame.
+
+Nothing here needs torch: a CPU-only robot runs the tts front-end without it.
+"""
+from dataclasses import dataclass
 from typing import Callable, Protocol
 
 import numpy as np
 
 from kame_ros.frontend.budget import FrameBudget
-from kame_ros.frontend.moshi_engine import FrameOutput
 from kame_ros.oracle.events import OracleEvent
+
+MODES = ('auto', 'kame', 'guided', 'plain')  # Moshi's oracle modes (see moshi_engine)
+
+
+@dataclass(frozen=True)
+class FrameOutput:
+    """What one 80 ms step produced."""
+
+    frame: int
+    pcm: np.ndarray | None
+    text_token: int | None
+    text: str
+    oracle_token: int | None  # None: this mode feeds no oracle (plain, tts)
+    compute_ms: float
 
 
 class FrontEndEngine(Protocol):

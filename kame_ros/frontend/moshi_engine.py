@@ -31,24 +31,11 @@ import torch
 from kame_ros.audio.frames import float_to_int16, FRAME_SAMPLES, int16_to_float
 from kame_ros.frontend.budget import FrameBudget
 from kame_ros.frontend.checkpoint import FrontEndModels
+from kame_ros.frontend.engine import FrameOutput, MODES
 from kame_ros.frontend.guide import TextGuide
 from kame_ros.frontend.text_tokens import IncrementalTokenizer
 from kame_ros.frontend.timeline import OracleTimeline
 from kame_ros.oracle.events import APPEND, DONE, OracleEvent, RESET
-
-MODES = ('auto', 'kame', 'guided', 'plain')
-
-
-@dataclass(frozen=True)
-class FrameOutput:
-    """What one 80 ms step produced."""
-
-    frame: int
-    pcm: np.ndarray | None
-    text_token: int | None
-    text: str
-    oracle_token: int | None  # None: this mode feeds no oracle (plain, tts)
-    compute_ms: float
 
 
 @dataclass(frozen=True)

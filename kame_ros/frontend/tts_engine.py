@@ -23,7 +23,7 @@ import numpy as np
 
 from kame_ros.audio.frames import float_to_int16, FRAME_SAMPLES
 from kame_ros.frontend.budget import FrameBudget
-from kame_ros.frontend.moshi_engine import FrameOutput
+from kame_ros.frontend.engine import FrameOutput
 from kame_ros.oracle.events import APPEND, DONE, OracleEvent, RESET
 
 SENTENCE_END = re.compile(r'(?<=[.!?;:])\s+')

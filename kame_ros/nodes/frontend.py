@@ -21,10 +21,8 @@ from std_msgs.msg import Bool, String
 from std_srvs.srv import SetBool
 
 from kame_ros.audio.frames import AudioFrame, FRAME_NS
-from kame_ros.frontend.checkpoint import CheckpointError, load_frontend_models
-from kame_ros.frontend.engine import FrontEndEngine
-from kame_ros.frontend.export.layout import ExportError
-from kame_ros.frontend.moshi_engine import MODES, MoshiFrontEnd, SamplingConfig
+from kame_ros.audio.levels import audible
+from kame_ros.frontend.engine import FrontEndEngine, MODES
 from kame_ros.oracle.events import KINDS, OracleEvent
 from kame_ros.ros.audio_in import AudioInput
 from kame_ros.ros.audio_out import AudioOutput
@@ -41,7 +39,6 @@ from kame_ros.ros.topics import (AGENT_ENABLED, AGENT_SPEAKING, ENABLE_SERVICE, 
 from kame_ros.stt.events import FINAL, TranscriptEvent
 
 MAX_SAY_CHARS = 1000
-SPEAKING_RMS = 300.0
 SPEAKING_HOLD_FRAMES = 6
 
 
@@ -104,19 +101,17 @@ class FrontEndNode(LifecycleNode):
         self._read_parameters()
         log = self.get_logger()
         try:
+            # Each backend's modules are imported only when chosen: tts needs no torch.
             if self.backend == 'moshi':
-                models = load_frontend_models(self.checkpoint, self.device, self.dtype,
-                                              lambda step: log.info(f'[moshi] {step}'))
-                self.engine = MoshiFrontEnd(
-                    models, self.mode, SamplingConfig(temp=self.temp, temp_text=self.temp_text),
-                    self.seed, self.guide_min_ready_tokens, self._exported(models))
+                self.engine = self._moshi_engine()
             elif self.backend == 'tts':
                 from kame_ros.frontend.tts_engine import TtsFrontEnd
                 self.engine = TtsFrontEnd(self.voice, self.acknowledgement)
             else:
                 raise ValueError(f'unknown backend {self.backend!r} (moshi or tts)')
             log.info(f'warming up: {self.engine.warmup():.1f} s')
-        except (CheckpointError, ExportError, ValueError, OSError, ImportError) as err:
+        except (RuntimeError, ValueError, OSError, ImportError) as err:
+            # (CheckpointError and ExportError are RuntimeErrors with a clear message)
             self.error = f'{type(err).__name__}: {err}'
             log.error(f'cannot configure the front-end: {self.error}')
             return TransitionCallbackReturn.FAILURE
@@ -137,6 +132,16 @@ class FrontEndNode(LifecycleNode):
         self.final_in = track(TextInput(self, STT_FINAL, self._on_final, (FINAL,),
                                         TranscriptEvent.from_event))
         return super().on_configure(state)
+
+    def _moshi_engine(self) -> FrontEndEngine:
+        """Load the Moshi/KAME checkpoint (torch, moshi) and build its engine."""
+        from kame_ros.frontend.checkpoint import load_frontend_models
+        from kame_ros.frontend.moshi_engine import MoshiFrontEnd, SamplingConfig
+        models = load_frontend_models(self.checkpoint, self.device, self.dtype,
+                                      lambda step: self.get_logger().info(f'[moshi] {step}'))
+        return MoshiFrontEnd(models, self.mode,
+                             SamplingConfig(temp=self.temp, temp_text=self.temp_text),
+                             self.seed, self.guide_min_ready_tokens, self._exported(models))
 
     def _exported(self, models):
         """Return the onnxruntime graphs when ``runtime`` is onnx (exported on first use)."""
@@ -243,7 +248,7 @@ class FrontEndNode(LifecycleNode):
         # An output frame answers the input frame that just completed: play it one frame on.
         self.out.publish(pcm, input_stamp_ns + FRAME_NS)
         self.frames_out += 1
-        loud = float(np.sqrt(np.mean(pcm.astype(np.float64) ** 2))) > SPEAKING_RMS
+        loud = audible(pcm)
         self._loud_recent = SPEAKING_HOLD_FRAMES if loud else max(0, self._loud_recent - 1)
         speaking = self._loud_recent > 0
         if speaking != self._speaking:

@@ -15,8 +15,9 @@ import time
 import numpy as np
 from rclpy.node import Node
 
-from kame_ros.agent.timeline import rms, SPEECH_RMS, Timeline
+from kame_ros.agent.timeline import Timeline
 from kame_ros.audio.frames import AudioFrame
+from kame_ros.audio.levels import AUDIBLE_RMS, rms
 from kame_ros.audio.wav import write_wav
 from kame_ros.oracle.events import APPEND, DONE, KINDS, OracleEvent, RESET
 from kame_ros.ros.audio_in import AudioInput
@@ -93,7 +94,7 @@ class AgentMonitor(Node):
         level = rms(frame.samples)
         self.timeline.speaker_rms.append((self.t(frame.stamp_ns), level))
         self.answer.append(frame.samples)
-        if level >= SPEECH_RMS:
+        if level >= AUDIBLE_RMS:
             self._active()
 
     def _on_transcript(self, event: TranscriptEvent) -> None:

@@ -30,9 +30,10 @@ from kame_ros.ros.spin import run_nodes
 from kame_ros.ros.text_io import TextOutput
 from kame_ros.ros.topics import (AGENT_ENABLED, MIC_AUDIO, SPEAKER_AUDIO, STT_FINAL,
                                  STT_PARTIAL, USER_SPEAKING)
+from kame_ros.stt.errors import SttError
 from kame_ros.stt.events import TranscriptEvent
 from kame_ros.stt.sherpa_engine import MODEL_TYPES, SherpaStt
-from kame_ros.stt.whisper_engine import SttError, WhisperStt
+from kame_ros.stt.whisper_engine import WhisperStt
 
 ENGINES = ('whisper', 'sherpa_onnx')
 MAX_QUEUE = 50

@@ -16,9 +16,9 @@ from pathlib import Path
 from typing import Callable
 
 from kame_ros.audio.frames import AudioFrame, FRAME_NS, int16_to_float, SAMPLE_RATE
+from kame_ros.stt.errors import SttError
 from kame_ros.stt.events import TranscriptEvent
 from kame_ros.stt.utterance import UtteranceTracker
-from kame_ros.stt.whisper_engine import SttError
 
 MODEL_TYPES = ('auto', 'transducer', 'wenet_ctc', 'zipformer2_ctc')
 

