@@ -15,7 +15,6 @@ from pathlib import Path
 
 import yaml
 
-WILDCARD = '/**'
 HEADLESS_TAIL_S = 15.0  # silence after the question: end of turn + LLM + the spoken answer
 
 
