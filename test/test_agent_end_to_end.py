@@ -5,6 +5,7 @@ import re
 
 import pytest
 
+from kame_ros.agent.timeline import read_events
 from kame_ros.audio.wav import read_wav_24k, write_wav
 from speech_fixtures import hibari_speech
 
@@ -32,6 +33,12 @@ def test_agent_answers_then_bag_replay_gives_same_transcripts(processes, tmp_pat
     lanes = (run1 / 'timeline.csv').read_text()
     for lane in ('user speech', 'stt final', 'oracle reset', 'oracle text', 'agent speech'):
         assert f',{lane},' in lanes, lane
+    # The typed events programs read: in order, the question's final before the spoken answer.
+    start, events = read_events(run1)
+    assert start is not None and [e.t for e in events] == sorted(e.t for e in events)
+    final = next(e for e in events if e.kind == 'stt.final')
+    assert final.text == 'What is the capital of France?'
+    assert any(e.kind == 'frontend.text' and 'Paris' in e.text and e.t > final.t for e in events)
     assert (run1 / 'bag' / 'metadata.yaml').exists()
 
     second = processes.start('kame_ros_agent', '--bag', str(run1 / 'bag'),

@@ -120,3 +120,13 @@ def test_sample_clock_steps_exactly_and_reanchors():
     late = t0 + 100 * FRAME_NS
     assert clock.stamp(late) == late and clock.reanchors == 1
     assert clock.stamp(late + FRAME_NS + 1000) == late + FRAME_NS
+
+
+def test_speaking_detector_holds_over_short_pauses():
+    from kame_ros.audio.levels import SpeakingDetector
+    loud = (np.sin(np.arange(1920) / 5) * 8000).astype(np.int16)
+    quiet = np.zeros(1920, np.int16)
+    detector = SpeakingDetector(hold_frames=3)
+    changes = [detector.update(f) for f in [quiet, loud, quiet, quiet, loud, quiet, quiet, quiet]]
+    assert changes == [False, True, False, False, False, False, False, True]
+    assert not detector.speaking

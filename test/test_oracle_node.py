@@ -8,6 +8,7 @@ from std_msgs.msg import String
 
 from kame_ros.oracle.events import APPEND, DONE
 from kame_ros.ros.topics import DIAGNOSTICS
+from kame_ros.wire.text import encode_event
 from oracle_harness import OracleDriver
 
 
@@ -97,6 +98,8 @@ def test_robot_context_reaches_the_next_prompt(ros, processes):
     drv.context.publish(String(data='battery at 15 percent'))
     time.sleep(0.5)
     assert '15' in ask('What is your battery level?', 1)
-    drv.context.publish(String(data='the robot is in the kitchen'))
+    # The envelope form, as a program would send it; plain text above, as a person would.
+    drv.context.publish(String(data=encode_event('robot.context', 0, 0,
+                                                 {'text': 'the robot is in the kitchen'})))
     time.sleep(0.5)
     assert 'kitchen' in ask('Where are you?', 2).lower()

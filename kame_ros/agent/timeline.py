@@ -3,40 +3,58 @@
 """
 The conversation timeline: who said what, when, on every layer of the tandem.
 
-Lanes: user speech and agent speech (from audio energy, as spans), STT
-partials and finals, oracle resets and text, front-end text. Written as a
-CSV, a Markdown table and a PNG, so a latency problem is seen, not hunted.
+Events are typed by what produced them (the wire types of the topics,
+plus speech start/end from audio energy), on the input's own time. They
+are written twice: ``events.jsonl`` for programs (the evaluation reads
+it) and timeline.csv / .md / .png for people, where each type is a lane,
+so a latency problem is seen, not hunted.
 """
-from dataclasses import dataclass, field
+from dataclasses import asdict, dataclass, field
+import json
 from pathlib import Path
 
 from kame_ros.audio.frames import FRAME_SECONDS
 from kame_ros.audio.levels import AUDIBLE_RMS
 
-LANES = ['user speech', 'stt partial', 'stt final', 'oracle reset', 'oracle text',
-         'frontend text', 'agent speech']
+# Event types: the topics' wire types, plus speech spans from audio energy.
+USER_SPEECH_START, USER_SPEECH_END = 'speech.user.start', 'speech.user.end'
+AGENT_SPEECH_START, AGENT_SPEECH_END = 'speech.agent.start', 'speech.agent.end'
+INPUT_START = 'run.input_start'
+LANE = {USER_SPEECH_START: 'user speech', USER_SPEECH_END: 'user speech',
+        'stt.partial': 'stt partial', 'stt.final': 'stt final', 'oracle.reset': 'oracle reset',
+        'oracle.append': 'oracle text', 'frontend.text': 'frontend text',
+        AGENT_SPEECH_START: 'agent speech', AGENT_SPEECH_END: 'agent speech'}
+LANES = list(dict.fromkeys(LANE.values()))
+EVENTS_FILE = 'events.jsonl'
 
 
 @dataclass(frozen=True)
-class Mark:
-    """One point event on a lane (seconds since the run started)."""
+class RunEvent:
+    """One event of a run: seconds on the input's time, its kind, its text."""
 
     t: float
-    lane: str
+    kind: str  # a wire type (stt.final, frontend.text...) or a speech/run event type
     text: str = ''
+
+    @property
+    def lane(self) -> str:
+        """Return the timeline lane this event is drawn on."""
+        return LANE[self.kind]
 
 
 @dataclass
 class Timeline:
-    """Marks plus per-frame audio energy of the microphone and the speaker."""
+    """Events plus per-frame audio energy of the microphone and the speaker."""
 
-    marks: list[Mark] = field(default_factory=list)
+    marks: list[RunEvent] = field(default_factory=list)
     mic_rms: list[tuple[float, float]] = field(default_factory=list)
     speaker_rms: list[tuple[float, float]] = field(default_factory=list)
 
-    def add(self, t: float, lane: str, text: str = '') -> None:
-        """Record a point event."""
-        self.marks.append(Mark(t, lane, text))
+    def add(self, t: float, event_type: str, text: str = '') -> None:
+        """Record a point event (``event_type`` must have a lane)."""
+        if event_type not in LANE:
+            raise ValueError(f'no timeline lane for {event_type!r}')
+        self.marks.append(RunEvent(t, event_type, text))
 
     @staticmethod
     def spans(rms: list[tuple[float, float]], hold_s: float = 0.3) -> list[tuple[float, float]]:
@@ -51,17 +69,21 @@ class Timeline:
                 spans.append([t, t + FRAME_SECONDS])
         return [(a, b) for a, b in spans]
 
-    def rows(self) -> list[Mark]:
-        """Every event in time order, speech spans as start/end marks."""
+    def rows(self) -> list[RunEvent]:
+        """Every event in time order, speech spans as start/end events."""
         rows = list(self.marks)
-        for lane, rms in (('user speech', self.mic_rms), ('agent speech', self.speaker_rms)):
+        for (start, end), rms in (((USER_SPEECH_START, USER_SPEECH_END), self.mic_rms),
+                                  ((AGENT_SPEECH_START, AGENT_SPEECH_END), self.speaker_rms)):
             for a, b in self.spans(rms):
-                rows += [Mark(a, lane, 'starts'), Mark(b, lane, 'ends')]
+                rows += [RunEvent(a, start), RunEvent(b, end)]
         return sorted(rows, key=lambda m: m.t)
 
     def write(self, directory: Path) -> None:
-        """timeline.csv, timeline.md and timeline.png."""
+        """events.jsonl (first: when the input started), timeline.csv, .md and .png."""
         rows = self.rows()
+        start = [RunEvent(self.mic_rms[0][0], INPUT_START)] if self.mic_rms else []
+        (directory / EVENTS_FILE).write_text(''.join(json.dumps(asdict(e)) + '\n'
+                                                     for e in start + rows))
         with open(directory / 'timeline.csv', 'w') as f:
             f.write('t_s,lane,text\n')
             for m in rows:
@@ -97,3 +119,11 @@ class Timeline:
         fig.tight_layout()
         fig.savefig(path, dpi=120)
         plt.close(fig)
+
+
+def read_events(directory: Path) -> tuple[float | None, list[RunEvent]]:
+    """Return (when the input started, the events) of a run written by ``Timeline.write``."""
+    events = [RunEvent(**json.loads(line))
+              for line in (directory / EVENTS_FILE).read_text().splitlines()]
+    start = next((e.t for e in events if e.kind == INPUT_START), None)
+    return start, [e for e in events if e.kind != INPUT_START]

@@ -21,3 +21,30 @@ def rms(samples: np.ndarray) -> float:
 def audible(samples: np.ndarray) -> bool:
     """Tell whether a frame is sound rather than silence."""
     return rms(samples) >= AUDIBLE_RMS
+
+
+class SpeakingDetector:
+    """
+    Whether a stream of output frames is speech: on at the first audible frame.
+
+    It stays on through ``hold_frames`` quiet frames, so the pauses between
+    words (a few frames) do not flicker ``agent/speaking`` for a behaviour
+    stack waiting for the robot to finish.
+    """
+
+    def __init__(self, hold_frames: int = 6) -> None:
+        """``hold_frames`` 80 ms frames of quiet end speech (0.48 s by default)."""
+        self.hold_frames = hold_frames
+        self.speaking = False
+        self._hold = 0
+
+    def reset(self) -> None:
+        """Start from silence."""
+        self.speaking, self._hold = False, 0
+
+    def update(self, samples: np.ndarray) -> bool:
+        """Take the next frame; return True when the speaking state changed."""
+        self._hold = self.hold_frames if audible(samples) else max(0, self._hold - 1)
+        changed = (self._hold > 0) != self.speaking
+        self.speaking = self._hold > 0
+        return changed

@@ -33,8 +33,8 @@ from kame_ros.frontend.budget import FrameBudget
 from kame_ros.frontend.checkpoint import FrontEndModels
 from kame_ros.frontend.engine import FrameOutput, MODES
 from kame_ros.frontend.guide import TextGuide
+from kame_ros.frontend.oracle_timeline import OracleTimeline
 from kame_ros.frontend.text_tokens import IncrementalTokenizer
-from kame_ros.frontend.timeline import OracleTimeline
 from kame_ros.oracle.events import APPEND, DONE, OracleEvent, RESET
 
 

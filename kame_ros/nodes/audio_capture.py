@@ -62,8 +62,8 @@ class AudioCapture(Node):
         device_block = block * opened.rate // SAMPLE_RATE
         self.get_logger().info(f'capturing from {opened.name!r} at {opened.rate} Hz, '
                                f'{opened.channels} ch')
-        self.out.set_info({'source': 'device', 'device': opened.name,
-                           'device_rate': opened.rate, 'device_channels': opened.channels})
+        self.out.set_info('device', device=opened.name, device_rate=opened.rate,
+                          device_channels=opened.channels)
         self.state = 'capturing'
         self.retry.opened()
         clock = SampleClock()

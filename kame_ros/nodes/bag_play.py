@@ -9,13 +9,12 @@ import numpy as np
 from rclpy.node import Node
 
 from kame_ros.audio.frames import FRAME_NS, FRAME_SAMPLES
-from kame_ros.nodes.monitor import AGENT_TOPICS
 from kame_ros.ros.audio_out import AudioOutput
 from kame_ros.ros.bag import BagPlayback
 from kame_ros.ros.diagnostics import Diagnostics, ERROR, Health, OK
 from kame_ros.ros.params import declare
 from kame_ros.ros.spin import run_nodes
-from kame_ros.ros.topics import MIC_AUDIO
+from kame_ros.ros.topics import AGENT_TOPICS, MIC_AUDIO
 
 KNOWN_QOS = {f'/{t.name}': t.qos for t in AGENT_TOPICS}
 

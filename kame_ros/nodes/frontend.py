@@ -3,8 +3,9 @@
 """
 frontend: the robot's voice.
 
-Microphone frames and the oracle stream in; speech, inner monologue and
-speaking state out.
+Microphone frames and the oracle stream in; speech and the words being
+said out. The agent-wide hooks (mute, say, speaking state) are created
+here because this node owns the voice, but live in ``ros/agent_hooks.py``.
 
 A lifecycle node: models load and warm up in ``configure``. Frames are
 processed on a dedicated thread, one output frame per input frame (full
@@ -12,34 +13,27 @@ duplex), so ROS callbacks only enqueue. If compute falls behind, the
 oldest queued input frames are dropped (counted) to keep latency bounded:
 every frame's compute time and deadline misses go to /diagnostics.
 """
-import json
 from pathlib import Path
 
 import numpy as np
 from rclpy.lifecycle import LifecycleNode, LifecycleState, TransitionCallbackReturn
-from std_msgs.msg import Bool, String
-from std_srvs.srv import SetBool
 
 from kame_ros.audio.frames import AudioFrame, FRAME_NS
-from kame_ros.audio.levels import audible
 from kame_ros.frontend.engine import FrontEndEngine, MODES
 from kame_ros.oracle.events import KINDS, OracleEvent
+from kame_ros.ros.agent_hooks import AgentHooks
 from kame_ros.ros.audio_in import AudioInput
 from kame_ros.ros.audio_out import AudioOutput
 from kame_ros.ros.diagnostics import Diagnostics, ERROR, Health, OK, WARN
-from kame_ros.ros.frame_worker import FrameWorker
 from kame_ros.ros.lifecycle import (enable_autostart, Interfaces,
                                     refuse_changes_while_configured)
 from kame_ros.ros.params import declare
 from kame_ros.ros.spin import run_nodes
 from kame_ros.ros.text_io import TextInput, TextOutput
-from kame_ros.ros.topics import (AGENT_ENABLED, AGENT_SPEAKING, ENABLE_SERVICE, FRONTEND_TEXT,
-                                 MIC_AUDIO, ORACLE_EVENTS, SAY, SAY_DONE, SPEAKER_AUDIO,
-                                 STT_FINAL)
+from kame_ros.ros.topics import FRONTEND_TEXT, MIC_AUDIO, ORACLE_EVENTS, SPEAKER_AUDIO, STT_FINAL
 from kame_ros.stt.events import FINAL, TranscriptEvent
-
-MAX_SAY_CHARS = 1000
-SPEAKING_HOLD_FRAMES = 6
+from kame_ros.wire.messages import AgentText
+from kame_ros.wire.worker import FrameWorker
 
 
 class FrontEndNode(LifecycleNode):
@@ -53,10 +47,7 @@ class FrontEndNode(LifecycleNode):
         self.error = ''
         self.frames_out = 0
         self.worker: FrameWorker | None = None
-        self._speaking = False
-        self._loud_recent = 0
-        self.enabled = True
-        self.says = 0
+        self.hooks: AgentHooks | None = None
         self.audio_in: AudioInput | None = None
         self.interfaces = Interfaces(self)
         self.diagnostics = Diagnostics(self, self._health)
@@ -121,14 +112,10 @@ class FrontEndNode(LifecycleNode):
         track = self.interfaces.track
         self.out = track(AudioOutput(self, SPEAKER_AUDIO, 'speaker_link', lifecycle=True))
         self.text_out = track(TextOutput(self, FRONTEND_TEXT, lifecycle=True))
-        self.say_done = track(TextOutput(self, SAY_DONE, lifecycle=True))
-        self.speaking_pub = self.interfaces.publisher(AGENT_SPEAKING)
-        self.enabled_pub = self.interfaces.publisher(AGENT_ENABLED)
-        self.interfaces.service(SetBool, ENABLE_SERVICE, self._on_enable)
+        self.hooks = AgentHooks(self, self.interfaces, self.engine.say)
         self.audio_in = track(AudioInput(self, MIC_AUDIO, self._hear))
         self.oracle_in = track(TextInput(self, ORACLE_EVENTS, self._on_oracle, KINDS,
                                          OracleEvent.from_event))
-        self.interfaces.subscription(SAY, self._on_say)
         self.final_in = track(TextInput(self, STT_FINAL, self._on_final, (FINAL,),
                                         TranscriptEvent.from_event))
         return super().on_configure(state)
@@ -158,9 +145,7 @@ class FrontEndNode(LifecycleNode):
     def on_activate(self, state: LifecycleState) -> TransitionCallbackReturn:
         """Start the frame loop."""
         result = super().on_activate(state)
-        self._speaking, self._loud_recent = False, 0
-        self.speaking_pub.publish(Bool(data=False))
-        self.enabled_pub.publish(Bool(data=self.enabled))
+        self.hooks.activate()
         self.engine.start()
         self.worker.start()
         self.get_logger().info(f'front-end active ({self.backend}'
@@ -176,7 +161,7 @@ class FrontEndNode(LifecycleNode):
     def on_cleanup(self, state: LifecycleState) -> TransitionCallbackReturn:
         """Destroy the topics and the service, release the models."""
         self.interfaces.release()
-        self.audio_in = self.worker = self.engine = None
+        self.audio_in = self.worker = self.engine = self.hooks = None
         return TransitionCallbackReturn.SUCCESS
 
     def on_shutdown(self, state: LifecycleState) -> TransitionCallbackReturn:
@@ -198,68 +183,33 @@ class FrontEndNode(LifecycleNode):
         self.engine.budget.dropped += 1
         self._publish_frame(np.zeros(frame.samples.shape, np.int16), frame.stamp_ns)
 
-    def _on_enable(self, request: SetBool.Request, response: SetBool.Response):
-        self.enabled = request.data
-        self.enabled_pub.publish(Bool(data=self.enabled))
-        self.get_logger().info(f'agent {"enabled" if self.enabled else "muted"}')
-        response.success, response.message = True, 'enabled' if self.enabled else 'muted'
-        return response
-
     def _on_final(self, event: TranscriptEvent) -> None:
-        if self.enabled and self.worker is not None and self.worker.running:
+        if self.hooks.enabled and self.worker is not None and self.worker.running:
             self.engine.on_turn_end()
 
     def _on_oracle(self, event: OracleEvent) -> None:
-        if self.enabled:
+        if self.hooks.enabled:
             self.engine.on_oracle(event)
-
-    def _on_say(self, msg: String) -> None:
-        """Take 'text' or {"id": ..., "text": ...}; answer on agent/say/done with the id."""
-        self.says += 1
-        try:
-            request = json.loads(msg.data)
-        except ValueError:
-            request = None
-        if not isinstance(request, dict):
-            request = {'text': msg.data}
-        say_id = str(request.get('id', f'say-{self.says}'))
-        text = str(request.get('text', '')).strip()[:MAX_SAY_CHARS]
-
-        def done(status: str) -> None:
-            self.say_done.publish('say.done', {'id': say_id, 'text': text, 'status': status})
-        if not text:
-            done('empty')
-        elif not self.enabled:
-            done('muted')
-        else:
-            self.engine.say(text, done)
 
     def _process(self, frame: AudioFrame) -> None:
         result = self.engine.step(frame.samples)
-        pcm = result.pcm if result.pcm is not None and self.enabled else \
+        pcm = result.pcm if result.pcm is not None and self.hooks.enabled else \
             np.zeros_like(frame.samples)
         self._publish_frame(pcm, frame.stamp_ns)
         if result.text:
-            self.text_out.publish('frontend.text', {'frame': result.frame,
-                                                    'token': result.text_token,
-                                                    'text': result.text})
+            self.text_out.publish(AgentText(result.frame, result.text_token, result.text))
 
     def _publish_frame(self, pcm: np.ndarray, input_stamp_ns: int) -> None:
         # An output frame answers the input frame that just completed: play it one frame on.
         self.out.publish(pcm, input_stamp_ns + FRAME_NS)
         self.frames_out += 1
-        loud = audible(pcm)
-        self._loud_recent = SPEAKING_HOLD_FRAMES if loud else max(0, self._loud_recent - 1)
-        speaking = self._loud_recent > 0
-        if speaking != self._speaking:
-            self._speaking = speaking
-            self.speaking_pub.publish(Bool(data=speaking))
+        self.hooks.output(pcm)
 
     def _health(self) -> Health:
         if self.engine is None:
             return Health(ERROR if self.error else WARN, self.error or 'not configured')
-        values = {'backend': self.backend, 'runtime': self.runtime, 'enabled': self.enabled,
-                  'say_requests': self.says,
+        values = {'backend': self.backend, 'runtime': self.runtime,
+                  'enabled': self.hooks.enabled, 'say_requests': self.hooks.requests,
                   'frames_in': self.worker.received if self.worker else 0,
                   'frames_out': self.frames_out, **self.engine.budget.summary()}
         timeline = getattr(self.engine, 'timeline', None)
@@ -267,6 +217,7 @@ class FrontEndNode(LifecycleNode):
             values.update({f'oracle_{k}': v for k, v in vars(timeline.stats).items()})
         if self.audio_in is not None:
             values.update(self.audio_in.drops.as_values())
+        values.update(self.hooks.drops.as_values())
         budget = self.engine.budget
         level = WARN if budget.misses or budget.dropped else OK
         return Health(level, f'{budget.misses} deadline misses in {budget.frames} frames',

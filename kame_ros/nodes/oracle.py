@@ -29,7 +29,6 @@ from kame_ros.oracle.intents import IntentProposer, parse_allowlist
 from kame_ros.oracle.prompt import PromptBuilder, SYSTEM_PROMPT
 from kame_ros.oracle.scheduler import OracleScheduler, Restart, SchedulerConfig
 from kame_ros.ros.diagnostics import Diagnostics, ERROR, Health, OK, WARN
-from kame_ros.ros.frame_worker import FrameWorker
 from kame_ros.ros.lifecycle import (enable_autostart, Interfaces,
                                     refuse_changes_while_configured)
 from kame_ros.ros.params import declare, declare_strings
@@ -38,6 +37,8 @@ from kame_ros.ros.text_io import TextInput, TextOutput
 from kame_ros.ros.topics import (FRONTEND_TEXT, INTENTS, ORACLE_EVENTS, ORACLE_PROMPT,
                                  ROBOT_CONTEXT, STT_FINAL, STT_PARTIAL)
 from kame_ros.stt.events import FINAL, PARTIAL, TranscriptEvent
+from kame_ros.wire.messages import AgentText, OraclePrompt, parse_user_text, RobotContext
+from kame_ros.wire.worker import FrameWorker
 
 MAX_CONTEXT_CHARS = 2000
 MAX_INTENT_QUEUE = 4
@@ -125,7 +126,8 @@ class OracleNode(LifecycleNode):
                                                        TranscriptEvent.from_event))
                        for topic, kind in ((STT_PARTIAL, PARTIAL), (STT_FINAL, FINAL))]
         self.inputs.append(self.interfaces.track(
-            TextInput(self, FRONTEND_TEXT, self._on_agent_text, ('frontend.text',))))
+            TextInput(self, FRONTEND_TEXT, self._on_agent_text, (AgentText.TYPE,),
+                      AgentText.from_event)))
         self.interfaces.subscription(ROBOT_CONTEXT, self._on_context)
         return super().on_configure(state)
 
@@ -180,19 +182,16 @@ class OracleNode(LifecycleNode):
         if event.final and self.intent_worker is not None:
             self.intent_worker.put(event)
 
-    def _on_agent_text(self, event: dict) -> None:
-        if self.engine is not None and isinstance(event.get('text'), str):
-            self.engine.hear_agent(event['text'])
+    def _on_agent_text(self, event: AgentText) -> None:
+        if self.engine is not None:
+            self.engine.hear_agent(event.text)
 
     def _publish_prompt(self, restart: Restart, messages: list[dict[str, str]]) -> None:
         if self._closed:
             return
-        self.prompt_out.publish('oracle.prompt', {'reply_id': restart.reply_id,
-                                                  'utterance_id': restart.utterance_id,
-                                                  'final': restart.final,
-                                                  'epoch': self.engine.epoch if self.engine
-                                                  else 0,
-                                                  'messages': messages})
+        self.prompt_out.publish(OraclePrompt(restart.reply_id, restart.utterance_id,
+                                             restart.final,
+                                             self.engine.epoch if self.engine else 0, messages))
 
     def _propose(self, event: TranscriptEvent) -> None:
         """Score the allowlist for one final utterance (intent worker thread)."""
@@ -211,12 +210,16 @@ class OracleNode(LifecycleNode):
         self.intent_counts['published'] += 1
         self.get_logger().info(f'intent {intent.spec.command} (score {intent.score:.2f}) '
                                f'for {event.text!r}')
-        self.intents_out.publish('intent', intent.payload())
+        self.intents_out.publish(intent.message())
 
     def _on_context(self, msg: String) -> None:
         if self.engine is None:
             return
-        text = msg.data
+        try:
+            text = parse_user_text(msg.data, RobotContext).text
+        except ValueError as err:  # a bad envelope (EventRejected) or field
+            self.get_logger().warning(f'robot context dropped: {err}')
+            return
         if len(text) > MAX_CONTEXT_CHARS or not text.isprintable():
             self.get_logger().warning(f'robot context dropped ({len(text)} chars, must be '
                                       f'printable and <= {MAX_CONTEXT_CHARS})')
@@ -226,7 +229,7 @@ class OracleNode(LifecycleNode):
 
     def _publish(self, event: OracleEvent) -> None:
         if not self._closed:  # a generation thread may outlive the node by one piece
-            self.events_out.publish(event.kind, event.payload())
+            self.events_out.publish(event)
 
     def _health(self) -> Health:
         if self.engine is None:

@@ -22,7 +22,6 @@ from kame_ros.audio.echo import EchoCanceller
 from kame_ros.audio.frames import AudioFrame
 from kame_ros.ros.audio_in import AudioInput
 from kame_ros.ros.diagnostics import Diagnostics, ERROR, Health, OK, WARN
-from kame_ros.ros.frame_worker import FrameWorker
 from kame_ros.ros.lifecycle import (enable_autostart, Interfaces,
                                     refuse_changes_while_configured)
 from kame_ros.ros.params import declare
@@ -34,6 +33,7 @@ from kame_ros.stt.errors import SttError
 from kame_ros.stt.events import TranscriptEvent
 from kame_ros.stt.sherpa_engine import MODEL_TYPES, SherpaStt
 from kame_ros.stt.whisper_engine import WhisperStt
+from kame_ros.wire.worker import FrameWorker
 
 ENGINES = ('whisper', 'sherpa_onnx')
 MAX_QUEUE = 50
@@ -205,7 +205,7 @@ class SttNode(LifecycleNode):
         if self._closed or self.engine is None:
             return
         out = self.final_out if event.final else self.partial_out
-        out.publish(event.event_type, event.payload())
+        out.publish(event)
         if event.final:
             self.finals += 1
         else:

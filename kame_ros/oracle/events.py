@@ -42,6 +42,11 @@ class OracleEvent:
     epoch: int = 0
 
     @property
+    def event_type(self) -> str:
+        """Wire type: the kind."""
+        return self.kind
+
+    @property
     def order(self) -> tuple[int, int]:
         """Sort key across oracle restarts: (epoch, reply_id)."""
         return (self.epoch, self.reply_id)

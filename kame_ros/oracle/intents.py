@@ -19,6 +19,7 @@ from dataclasses import dataclass
 import re
 
 from kame_ros.oracle.backends.base import LLMBackend
+from kame_ros.wire.messages import IntentMessage
 
 ENTRY = re.compile(r'^\s*([A-Za-z_][A-Za-z0-9_]*)\(([^()]*)\)\s*=\s*(\S.*?)\s*$')
 SYSTEM = 'Say what the robot should do.'
@@ -49,12 +50,11 @@ class Intent:
     utterance_id: int
     user_text: str
 
-    def payload(self) -> dict:
-        """Return the JSON body published on ``agent/intents``."""
-        return {'command': self.spec.command, 'name': self.spec.name,
-                'args': list(self.spec.args), 'description': self.spec.description,
-                'score': round(self.score, 3), 'utterance_id': self.utterance_id,
-                'user_text': self.user_text}
+    def message(self) -> IntentMessage:
+        """Return what is published on ``agent/intents``."""
+        return IntentMessage(self.spec.command, self.spec.name, list(self.spec.args),
+                             self.spec.description, round(self.score, 3), self.utterance_id,
+                             self.user_text)
 
 
 def parse_allowlist(entries: list[str]) -> list[IntentSpec]:

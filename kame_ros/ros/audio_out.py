@@ -1,15 +1,14 @@
 # Copyright 2026 kame_ros developers
 # SPDX-License-Identifier: Apache-2.0
 """Publish 80 ms frames with a per-publisher sequence number."""
-import json
-
 import numpy as np
 from rclpy.node import Node
-from std_msgs.msg import String
 
 from kame_ros.audio.frames import AudioFrame, FRAME_SAMPLES, SAMPLE_RATE
 from kame_ros.ros.audio_msg import frame_to_msg
+from kame_ros.ros.text_io import TextOutput
 from kame_ros.ros.topics import Topic
+from kame_ros.wire.messages import AudioInfo
 
 
 class AudioOutput:
@@ -23,19 +22,17 @@ class AudioOutput:
         self._lifecycle = lifecycle
         create = node.create_lifecycle_publisher if lifecycle else node.create_publisher
         self._pub = create(topic.msg_type, topic.name, topic.qos)
-        self._info_pub = None
+        self._info_out = None
         self.frame_id = frame_id
         self.seq = 0
         if info_topic is not None:
-            self._info_pub = node.create_publisher(info_topic.msg_type, info_topic.name,
-                                                   info_topic.qos)
-            self.set_info(info or {})
+            self._info_out = TextOutput(node, info_topic)
+            self.set_info(**(info or {}))
 
-    def set_info(self, info: dict) -> None:
-        """Latch a JSON description of the stream (device, rates) for late joiners."""
-        full = {'sample_rate': SAMPLE_RATE, 'frame_samples': FRAME_SAMPLES,
-                'format': 'S16LE', 'channels': 1, 'frame_id': self.frame_id, **info}
-        self._info_pub.publish(String(data=json.dumps(full)))
+    def set_info(self, source: str = '', **details) -> None:
+        """Latch a description of the stream (source, device, rates) for late joiners."""
+        self._info_out.publish(AudioInfo(SAMPLE_RATE, FRAME_SAMPLES, 1, 'S16LE', self.frame_id,
+                                         source, **details))
 
     def subscriber_count(self) -> int:
         """Subscriptions currently matched to the audio topic."""
@@ -54,5 +51,5 @@ class AudioOutput:
             self._node.destroy_lifecycle_publisher(self._pub)
         else:
             self._node.destroy_publisher(self._pub)
-        if self._info_pub is not None:
-            self._node.destroy_publisher(self._info_pub)
+        if self._info_out is not None:
+            self._info_out.close()

@@ -7,7 +7,7 @@ Like AudioInput for audio: garbage, oversized or wrong-type messages become
 counted drops with a throttled log line, and the callback only ever sees
 decoded, typed events.
 """
-from typing import Any, Callable
+from typing import Any, Callable, Protocol
 
 from rclpy.node import Node
 from std_msgs.msg import String
@@ -15,6 +15,17 @@ from std_msgs.msg import String
 from kame_ros.ros.topics import Topic
 from kame_ros.wire.drops import DropLedger
 from kame_ros.wire.text import decode_event, encode_event, EventRejected
+
+
+class Outgoing(Protocol):
+    """What a text topic publishes: a typed event that names its envelope type."""
+
+    @property
+    def event_type(self) -> str:
+        """Return the envelope type."""
+
+    def payload(self) -> dict[str, Any]:
+        """Return the fields that follow the envelope."""
 
 
 class TextOutput:
@@ -28,10 +39,11 @@ class TextOutput:
         self._pub = create(topic.msg_type, topic.name, topic.qos)
         self.seq = 0
 
-    def publish(self, event_type: str, payload: dict[str, Any]) -> None:
+    def publish(self, message: Outgoing) -> None:
         """Publish one event, stamped with the node's clock (sim time when it is used)."""
         stamp_ns = self._node.get_clock().now().nanoseconds
-        self._pub.publish(String(data=encode_event(event_type, self.seq, stamp_ns, payload)))
+        self._pub.publish(String(data=encode_event(message.event_type, self.seq, stamp_ns,
+                                                   message.payload())))
         self.seq += 1
 
     def close(self) -> None:
@@ -45,8 +57,8 @@ class TextOutput:
 class TextInput:
     """A validated subscription to one event topic."""
 
-    def __init__(self, node: Node, topic: Topic, on_event: Callable[[dict], None],
-                 types: tuple[str, ...], parse: Callable[[dict], Any] | None = None) -> None:
+    def __init__(self, node: Node, topic: Topic, on_event: Callable[[Any], None],
+                 types: tuple[str, ...], parse: Callable[[dict], Any]) -> None:
         """``parse`` turns the envelope into a typed event (ValueError = bad_payload)."""
         self._node = node
         self._types = types
@@ -62,7 +74,7 @@ class TextInput:
             event = decode_event(msg.data)
             if event['type'] not in self._types:
                 raise EventRejected('wrong_type', f'{event["type"]} not in {self._types}')
-            typed = self._parse(event) if self._parse else event
+            typed = self._parse(event)
         except EventRejected as err:
             self._drop(err.reason, str(err))
             return

@@ -63,3 +63,7 @@ SAY = Topic('agent/say', String, TEXT_QOS)
 SAY_DONE = Topic('agent/say/done', String, TEXT_QOS)
 AGENT_ENABLED = Topic('agent/enabled', Bool, LATCHED_QOS)
 ENABLE_SERVICE = 'agent/enable'
+
+# What an agent run records to a bag (kame_ros_agent --bag) and bag_play knows the QoS of.
+AGENT_TOPICS = [MIC_AUDIO, SPEAKER_AUDIO, STT_PARTIAL, STT_FINAL, USER_SPEAKING, ORACLE_EVENTS,
+                ROBOT_CONTEXT, FRONTEND_TEXT, AGENT_SPEAKING]

@@ -10,8 +10,8 @@ kame_ros_agent: the whole tandem agent in one process, answering a spoken questi
 STT, oracle and front-end start from config/agent.yaml (overridable), the
 input waits until all three are active, and a monitor records everything.
 In ``--out`` it writes answer.wav (the agent's voice), transcript.md, the
-timeline as timeline.csv / timeline.md / timeline.png and, with --record,
-a rosbag2 (MCAP) of every agent topic.
+typed events as events.jsonl, the timeline as timeline.csv / timeline.md /
+timeline.png and, with --record, a rosbag2 (MCAP) of every agent topic.
 """
 import argparse
 from pathlib import Path
@@ -22,11 +22,11 @@ import time
 import rclpy
 from rclpy.parameter import Parameter
 
-from kame_ros.nodes.monitor import AgentMonitor
 from kame_ros.nodes.registry import node_class
 from kame_ros.ros.spin import init_ros, Spinner
 from kame_ros.run import find_default_config
 from kame_ros.tools.inputs import check_bag, check_input_wav, check_out, InputError
+from kame_ros.tools.monitor import AgentMonitor
 
 
 def parse(argv: list[str]) -> tuple[argparse.Namespace, list[str]]:
@@ -180,8 +180,8 @@ def main(argv: list[str] | None = None) -> None:
         sys.exit(f'kame_ros_agent: {err}')
     monitor.write(opts.out)
     print((opts.out / 'transcript.md').read_text())
-    print(f'kame_ros_agent: wrote {opts.out}/answer.wav, transcript.md, timeline.csv, '
-          f'timeline.md, timeline.png' + (', bag/' if opts.record else ''))
+    print(f'kame_ros_agent: wrote {opts.out}/answer.wav, transcript.md, events.jsonl, '
+          f'timeline.csv, timeline.md, timeline.png' + (', bag/' if opts.record else ''))
     if monitor.error:
         sys.exit(f'kame_ros_agent: {monitor.error}')
 

@@ -28,7 +28,6 @@ conversational quality.
     kame_ros_eval --out out/eval
 """
 import argparse
-import csv
 import json
 from pathlib import Path
 import re
@@ -37,7 +36,9 @@ import sys
 
 import numpy as np
 
+from kame_ros.agent.timeline import AGENT_SPEECH_END, AGENT_SPEECH_START, read_events
 from kame_ros.audio.wav import write_wav
+from kame_ros.wire.messages import AgentText
 
 QUESTIONS = [('What is the capital of France?', ['paris']),
              ('How many legs does a spider have?', ['eight', '8']),
@@ -68,24 +69,18 @@ def build_input(path: Path, questions: list) -> list[tuple[float, float]]:
     return spans
 
 
-def read_timeline(directory: Path) -> tuple[float, list[tuple[float, str, str]]]:
-    """(input start, rows) of one run."""
-    start = json.loads((directory / 'run.json').read_text())['input_start_s']
-    with open(directory / 'timeline.csv') as f:
-        rows = [(float(r['t_s']), r['lane'], r['text']) for r in csv.DictReader(f)]
-    return start, rows
-
-
 def score(directory: Path, spans: list[tuple[float, float]], questions: list,
           acknowledgement: str = 'Okay.') -> list[dict]:
     """Per question: onset, content, correct, knowledge (seconds after the end of the question)."""
-    start, rows = read_timeline(directory)
+    start, events = read_events(directory)
+    if start is None:
+        raise ValueError(f'{directory}: the run heard no input')
     speech = []
-    for t, lane, text in rows:
-        if lane == 'agent speech' and text == 'starts':
-            speech.append([t, float('inf')])
-        elif lane == 'agent speech' and text == 'ends' and speech:
-            speech[-1][1] = t
+    for event in events:
+        if event.kind == AGENT_SPEECH_START:
+            speech.append([event.t, float('inf')])
+        elif event.kind == AGENT_SPEECH_END and speech:
+            speech[-1][1] = event.t
     results = []
     ack = set(re.sub(r'[^a-z0-9 ]', ' ', acknowledgement.lower()).split())
     for k, ((_, end), (_, expected)) in enumerate(zip(spans, questions)):
@@ -94,8 +89,9 @@ def score(directory: Path, spans: list[tuple[float, float]], questions: list,
         onset = next((0.0 if a <= t_end else a - t_end for a, b in speech
                       if b > t_end and a < t_next), None)
         spoken, knowledge, content = '', None, None
-        for t, lane, text in rows:
-            if lane != 'frontend text' or not (start + spans[k][0] <= t < t_next):
+        for event in events:
+            t, text = event.t, event.text
+            if event.kind != AgentText.TYPE or not (start + spans[k][0] <= t < t_next):
                 continue
             spoken += text
             words = re.sub(r'[^a-z0-9 ]', ' ', spoken.lower()).split()

@@ -1,13 +1,15 @@
 # Copyright 2026 kame_ros developers
 # SPDX-License-Identifier: Apache-2.0
 """
-agent_monitor: watch every layer of a running agent and write what happened.
+The agent monitor: watch every layer of a running agent and write what happened.
+
+Not a launchable node: ``kame_ros_agent`` and ``kame_ros_soak`` run it in
+their own process next to the agent's nodes.
 
 It builds the conversation timeline, keeps the agent's answer audio and the
 transcripts, optionally records all agent topics to a bag, and decides when
 a headless run is over: input finished and the agent quiet for ``idle_s``.
 """
-import json
 from pathlib import Path
 import threading
 import time
@@ -23,13 +25,10 @@ from kame_ros.oracle.events import APPEND, DONE, KINDS, OracleEvent, RESET
 from kame_ros.ros.audio_in import AudioInput
 from kame_ros.ros.bag import BagRecorder
 from kame_ros.ros.text_io import TextInput
-from kame_ros.ros.topics import (AGENT_SPEAKING, FRONTEND_TEXT, MIC_AUDIO, ORACLE_EVENTS,
-                                 ROBOT_CONTEXT, SPEAKER_AUDIO, STT_FINAL, STT_PARTIAL,
-                                 USER_SPEAKING)
+from kame_ros.ros.topics import (AGENT_TOPICS, FRONTEND_TEXT, MIC_AUDIO, ORACLE_EVENTS,
+                                 SPEAKER_AUDIO, STT_FINAL, STT_PARTIAL, USER_SPEAKING)
 from kame_ros.stt.events import FINAL, PARTIAL, TranscriptEvent
-
-AGENT_TOPICS = [MIC_AUDIO, SPEAKER_AUDIO, STT_PARTIAL, STT_FINAL, USER_SPEAKING, ORACLE_EVENTS,
-                ROBOT_CONTEXT, FRONTEND_TEXT, AGENT_SPEAKING]
+from kame_ros.wire.messages import AgentText
 
 
 class AgentMonitor(Node):
@@ -60,7 +59,8 @@ class AgentMonitor(Node):
                       TranscriptEvent.from_event),
             TextInput(self, STT_FINAL, self._on_transcript, (FINAL,), TranscriptEvent.from_event),
             TextInput(self, ORACLE_EVENTS, self._on_oracle, KINDS, OracleEvent.from_event),
-            TextInput(self, FRONTEND_TEXT, self._on_frontend_text, ('frontend.text',)),
+            TextInput(self, FRONTEND_TEXT, self._on_frontend_text, (AgentText.TYPE,),
+                      AgentText.from_event),
         ]
         # The VAD's end of speech closes a turn even when Whisper heard only noise (no final).
         self.create_subscription(USER_SPEAKING.msg_type, USER_SPEAKING.name,
@@ -98,8 +98,7 @@ class AgentMonitor(Node):
             self._active()
 
     def _on_transcript(self, event: TranscriptEvent) -> None:
-        lane = 'stt final' if event.final else 'stt partial'
-        self.timeline.add(self.t(event.stamp_ns), lane, event.text)
+        self.timeline.add(self.t(event.stamp_ns), event.event_type, event.text)
         if event.final:
             self.finals.append(event)
         self._in_turn = not event.final
@@ -108,11 +107,11 @@ class AgentMonitor(Node):
     def _on_oracle(self, event: OracleEvent) -> None:
         now = self.t()
         if event.kind == RESET:
-            self.timeline.add(now, 'oracle reset', f'reply {event.reply_id}'
+            self.timeline.add(now, RESET, f'reply {event.reply_id}'
                               f'{" (final)" if event.final else ""}')
             self.replies[event.order] = {'final': event.final, 'text': '', 'status': ''}
         elif event.kind == APPEND and event.order in self.replies:
-            self.timeline.add(now, 'oracle text', event.text)
+            self.timeline.add(now, APPEND, event.text)
             self.replies[event.order]['text'] += event.text
         elif event.kind == DONE and event.order in self.replies:
             self.replies[event.order]['status'] = event.status
@@ -120,10 +119,10 @@ class AgentMonitor(Node):
             self.answered.add(event.utterance_id)
         self._active()
 
-    def _on_frontend_text(self, event: dict) -> None:
+    def _on_frontend_text(self, event: AgentText) -> None:
         now = self.t()
-        self.timeline.add(now, 'frontend text', str(event.get('text', '')))
-        self.spoken_text.append((now, str(event.get('text', ''))))
+        self.timeline.add(now, event.event_type, event.text)
+        self.spoken_text.append((now, event.text))
         self._active()
 
     def incomplete(self) -> str:
@@ -142,7 +141,7 @@ class AgentMonitor(Node):
             self.finished.set()
 
     def write(self, directory: Path) -> None:
-        """answer.wav, transcript.md and timeline.{csv,md,png}."""
+        """answer.wav, transcript.md, events.jsonl and timeline.{csv,md,png}."""
         directory.mkdir(parents=True, exist_ok=True)
         if self.recorder is not None:
             self.recorder.close()
@@ -157,8 +156,6 @@ class AgentMonitor(Node):
                   ''.join(text for _, text in self.spoken_text).strip() or '(none)', '']
         (directory / 'transcript.md').write_text('\n'.join(lines))
         self.timeline.write(directory)
-        first_mic = self.timeline.mic_rms[0][0] if self.timeline.mic_rms else None
-        (directory / 'run.json').write_text(json.dumps({'input_start_s': first_mic}))
 
     def close(self) -> None:
         """Finish the bag if the run is interrupted."""

@@ -1,0 +1,91 @@
+# Copyright 2026 kame_ros developers
+# SPDX-License-Identifier: Apache-2.0
+"""
+The agent's hooks for behaviour stacks: mute/enable, say with completion, speaking state.
+
+A navigation or behaviour stack talks to "the agent", not to whichever
+node renders the voice, so these interfaces are one object with one
+contract (README "Robot integration"):
+
+* ``agent/enable`` (std_srvs/SetBool) and the latched ``agent/enabled``:
+  a muted agent outputs silence and ignores the oracle and say requests;
+* ``agent/say`` -> ``agent/say/done``: a request (plain text, a bare
+  ``{"id", "text"}`` or the ``say.request`` envelope) is answered once by
+  id with how it ended;
+* ``agent/speaking`` (latched): the agent's output is audible, held over
+  the pauses between words.
+
+The node that owns the voice creates them in configure (``Interfaces``)
+and reports each output frame; what "saying" means is its ``say`` callback.
+"""
+from typing import Callable
+
+import numpy as np
+from rclpy.lifecycle import LifecycleNode
+from std_msgs.msg import Bool, String
+from std_srvs.srv import SetBool
+
+from kame_ros.audio.levels import SpeakingDetector
+from kame_ros.ros.lifecycle import Interfaces
+from kame_ros.ros.text_io import TextOutput
+from kame_ros.ros.topics import AGENT_ENABLED, AGENT_SPEAKING, ENABLE_SERVICE, SAY, SAY_DONE
+from kame_ros.wire.drops import DropLedger
+from kame_ros.wire.messages import parse_user_text, SayDone, SayRequest
+
+MAX_SAY_CHARS = 1000
+Say = Callable[[str, Callable[[str], None]], None]
+
+
+class AgentHooks:
+    """The agent-wide interfaces of one voice, created with its node's other interfaces."""
+
+    def __init__(self, node: LifecycleNode, interfaces: Interfaces, say: Say) -> None:
+        """Create the service and topics; ``say(text, on_done)`` speaks a request."""
+        self.node = node
+        self.say = say
+        self.enabled = True
+        self.requests = 0
+        self.drops = DropLedger()
+        self.speech = SpeakingDetector()
+        self._say_done = interfaces.track(TextOutput(node, SAY_DONE, lifecycle=True))
+        self._speaking_pub = interfaces.publisher(AGENT_SPEAKING)
+        self._enabled_pub = interfaces.publisher(AGENT_ENABLED)
+        interfaces.service(SetBool, ENABLE_SERVICE, self._on_enable)
+        interfaces.subscription(SAY, self._on_say)
+
+    def activate(self) -> None:
+        """Announce the current state (the publishers are lifecycle ones: call once active)."""
+        self.speech.reset()
+        self._speaking_pub.publish(Bool(data=False))
+        self._enabled_pub.publish(Bool(data=self.enabled))
+
+    def output(self, pcm: np.ndarray) -> None:
+        """Report one output frame (publishes ``agent/speaking`` when it changes)."""
+        if self.speech.update(pcm):
+            self._speaking_pub.publish(Bool(data=self.speech.speaking))
+
+    def _on_enable(self, request: SetBool.Request, response: SetBool.Response):
+        self.enabled = request.data
+        self._enabled_pub.publish(Bool(data=self.enabled))
+        self.node.get_logger().info(f'agent {"enabled" if self.enabled else "muted"}')
+        response.success, response.message = True, 'enabled' if self.enabled else 'muted'
+        return response
+
+    def _on_say(self, msg: String) -> None:
+        self.requests += 1
+        try:
+            request = parse_user_text(msg.data, SayRequest, id=f'say-{self.requests}', text='')
+        except ValueError as err:  # a bad envelope (EventRejected) or field
+            if self.drops.record('bad_say'):
+                self.node.get_logger().warning(f'say request dropped: {err}')
+            return
+        text = request.text.strip()[:MAX_SAY_CHARS]
+
+        def done(status: str) -> None:
+            self._say_done.publish(SayDone(request.id, text, status))
+        if not text:
+            done('empty')
+        elif not self.enabled:
+            done('muted')
+        else:
+            self.say(text, done)

@@ -1,0 +1,176 @@
+# Copyright 2026 kame_ros developers
+# SPDX-License-Identifier: Apache-2.0
+"""
+Typed payloads for the text topics that are not transcripts or oracle events.
+
+Every text topic speaks the one envelope of ``kame_ros.wire.text``; the
+payload behind each envelope type is a frozen dataclass here, so a
+publisher cannot forget a field and a subscriber gets typed values or a
+counted ``bad_payload`` drop, never a half-read dict. Transcripts
+(``stt/events.py``) and oracle events (``oracle/events.py``) follow the
+same protocol (``event_type``, ``payload()``, ``from_event()``) next to the
+code that produces them. The table of every topic and type is in
+docs/topics.md.
+
+Two topics are written by people and other stacks, so they also take the
+forms a user would type (``ros2 topic pub``): ``agent/say`` takes plain
+text or a bare ``{"id", "text"}`` object, ``robot/context`` plain text.
+"""
+from dataclasses import asdict, dataclass, fields, MISSING
+import json
+import types
+import typing
+from typing import Any, ClassVar, TypeVar
+
+from kame_ros.wire.text import decode_event
+
+Message = TypeVar('Message', bound='WireMessage')
+
+
+@dataclass(frozen=True)
+class WireMessage:
+    """A payload with its envelope type: ``TYPE`` names it, the fields are the body."""
+
+    TYPE: ClassVar[str] = ''
+
+    @property
+    def event_type(self) -> str:
+        """Return the envelope type."""
+        return self.TYPE
+
+    def payload(self) -> dict[str, Any]:
+        """Return the fields for the envelope."""
+        return asdict(self)
+
+    @classmethod
+    def from_event(cls: type[Message], event: dict[str, Any]) -> Message:
+        """Build from a decoded envelope; raises ValueError on a missing or mistyped field."""
+        hints = typing.get_type_hints(cls)
+        values = {}
+        for field in fields(cls):
+            if field.name not in event:
+                if field.default is MISSING and field.default_factory is MISSING:
+                    raise ValueError(f'{cls.TYPE}: missing field {field.name!r}')
+                continue
+            values[field.name] = _checked(cls.TYPE, field.name, event[field.name],
+                                          hints[field.name])
+        return cls(**values)
+
+
+def _checked(event_type: str, name: str, value: Any, hint: Any) -> Any:
+    """Return value if it has the field's type (bool is not an int; an int is a float)."""
+    kinds = [typing.get_origin(k) or k for k in typing.get_args(hint)] \
+        if isinstance(hint, types.UnionType) else [typing.get_origin(hint) or hint]
+    for kind in kinds:
+        if isinstance(value, bool) and kind in (int, float):
+            continue
+        if kind is float and isinstance(value, int):
+            return float(value)
+        if isinstance(value, kind):
+            return value
+    raise ValueError(f'{event_type}: field {name!r} is {type(value).__name__}, '
+                     f'not {" or ".join(k.__name__ for k in kinds)}')
+
+
+@dataclass(frozen=True)
+class AgentText(WireMessage):
+    """``frontend/text``: a word (or text token) of what the agent says, as it is said."""
+
+    TYPE: ClassVar[str] = 'frontend.text'
+    frame: int
+    token: int | None  # the text token (Moshi/KAME); None for the tts front-end
+    text: str
+
+
+@dataclass(frozen=True)
+class SayRequest(WireMessage):
+    """``agent/say``: a behaviour stack asks the agent to say ``text``; answered by ``id``."""
+
+    TYPE: ClassVar[str] = 'say.request'
+    id: str  # noqa: A003 (the wire field behaviour stacks use)
+    text: str
+
+
+@dataclass(frozen=True)
+class SayDone(WireMessage):
+    """``agent/say/done``: how a say request ended (done, interrupted, muted, empty, ...)."""
+
+    TYPE: ClassVar[str] = 'say.done'
+    id: str  # noqa: A003 (the wire field behaviour stacks use)
+    text: str
+    status: str
+
+
+@dataclass(frozen=True)
+class RobotContext(WireMessage):
+    """``robot/context``: what the robot knows now (place, battery), given to the LLM."""
+
+    TYPE: ClassVar[str] = 'robot.context'
+    text: str
+
+
+@dataclass(frozen=True)
+class AudioInfo(WireMessage):
+    """``audio/mic/info`` (latched): what the microphone stream is and where it comes from."""
+
+    TYPE: ClassVar[str] = 'audio.info'
+    sample_rate: int
+    frame_samples: int
+    channels: int
+    sample_format: str
+    frame_id: str
+    source: str
+    device: str = ''
+    path: str = ''
+    device_rate: int = 0
+    device_channels: int = 0
+
+
+@dataclass(frozen=True)
+class OraclePrompt(WireMessage):
+    """``oracle/prompt``: the messages one generation was started with (what the LLM saw)."""
+
+    TYPE: ClassVar[str] = 'oracle.prompt'
+    reply_id: int
+    utterance_id: int
+    final: bool
+    epoch: int
+    messages: list
+
+
+@dataclass(frozen=True)
+class IntentMessage(WireMessage):
+    """``agent/intents``: an allowlisted command the oracle proposes for a final utterance."""
+
+    TYPE: ClassVar[str] = 'intent'
+    command: str
+    name: str
+    args: list
+    description: str
+    score: float
+    utterance_id: int
+    user_text: str
+
+
+def parse_user_text(raw: str, message: type[Message], **defaults: Any) -> Message:
+    """
+    Read a topic people write to: the envelope, a bare JSON object, or plain text.
+
+    Plain text (and JSON that is not an object) becomes the ``text`` field;
+    ``defaults`` fill what the sender left out (a say request's id). An
+    envelope of the wrong type or a bad field raises EventRejected /
+    ValueError like any other text topic.
+    """
+    try:
+        body = json.loads(raw)
+    except ValueError:
+        body = None
+    if isinstance(body, dict) and 'v' in body:
+        return message.from_event({**defaults, **decode_event(raw, message.TYPE)})
+    if isinstance(body, dict):
+        hints = typing.get_type_hints(message)
+        # Hand-written JSON: {"id": 7} means the id "7".
+        given = {k: str(v) if hints.get(k) is str and not isinstance(v, (dict, list)) else v
+                 for k, v in body.items() if k in hints and k != 'TYPE'}
+        return message.from_event({**defaults, **given})
+    return message.from_event({**defaults, 'text': raw})

@@ -1,0 +1,91 @@
+# Copyright 2026 kame_ros developers
+# SPDX-License-Identifier: Apache-2.0
+"""Every text topic speaks the one envelope with a typed payload, documented in one table."""
+from pathlib import Path
+import re
+
+import pytest
+
+from kame_ros.oracle.events import KINDS, OracleEvent
+from kame_ros.ros import topics
+from kame_ros.stt.events import TranscriptEvent
+from kame_ros.wire.messages import (AgentText, AudioInfo, IntentMessage, OraclePrompt,
+                                    parse_user_text, RobotContext, SayDone, SayRequest,
+                                    WireMessage)
+from kame_ros.wire.text import decode_event, encode_event, EventRejected
+
+ROOT = Path(__file__).resolve().parents[1]
+SAMPLES = [AgentText(12, 345, ' Paris'), AgentText(3, None, 'Okay.'),
+           SayRequest('door-1', 'The door is open.'), SayDone('door-1', 'Hi.', 'spoken'),
+           RobotContext('in the kitchen, battery 80%'),
+           AudioInfo(24000, 1920, 1, 'S16LE', 'mic_link', 'device', device='USB',
+                     device_rate=48000, device_channels=2),
+           OraclePrompt(4, 2, True, 17, [{'role': 'user', 'content': 'hi'}]),
+           IntentMessage('navigate_to(kitchen)', 'navigate_to', ['kitchen'], 'go to the kitchen',
+                         1.25, 5, 'go to the kitchen'),
+           TranscriptEvent(1, 2, 'hello', True, 10, 20, 30),
+           OracleEvent('oracle.append', 3, 1, 2, ' Paris', '', True, 99)]
+
+
+@pytest.mark.parametrize('message', SAMPLES, ids=lambda m: type(m).__name__)
+def test_round_trip_through_the_envelope(message):
+    wire = encode_event(message.event_type, 7, 30, message.payload())
+    event = decode_event(wire, message.event_type)
+    assert (event['v'], event['seq']) == (1, 7)
+    assert type(message).from_event(event) == message
+
+
+@pytest.mark.parametrize('cls,event,problem', [
+    (AgentText, {'frame': True, 'token': 1, 'text': 'a'}, 'frame'),
+    (AgentText, {'frame': 1, 'token': '1', 'text': 'a'}, 'token'),
+    (AgentText, {'frame': 1, 'token': 1}, 'text'),
+    (SayDone, {'id': 'a', 'text': 'b', 'status': 3}, 'status'),
+    (OraclePrompt, {'reply_id': 1, 'utterance_id': 1, 'final': 1, 'epoch': 0,
+                    'messages': []}, 'final'),
+    (AudioInfo, {'sample_rate': 24000.5, 'frame_samples': 1920, 'channels': 1,
+                 'sample_format': 'S16LE', 'frame_id': 'm', 'source': 'wav'}, 'sample_rate'),
+])
+def test_a_missing_or_mistyped_field_is_refused(cls, event, problem):
+    with pytest.raises(ValueError, match=problem):
+        cls.from_event(event)
+
+
+def test_user_written_topics_take_plain_text_bare_json_and_the_envelope():
+    assert parse_user_text('Hello there', SayRequest, id='say-1', text='') == \
+        SayRequest('say-1', 'Hello there')
+    assert parse_user_text('{"id": 7, "text": "Hi"}', SayRequest, id='say-2', text='') == \
+        SayRequest('7', 'Hi')
+    assert parse_user_text('{"id": "x"}', SayRequest, id='say-3', text='') == SayRequest('x', '')
+    assert parse_user_text('42', SayRequest, id='say-4', text='') == SayRequest('say-4', '42')
+    envelope = encode_event('say.request', 0, 1, {'id': 'e', 'text': 'Envelope.'})
+    assert parse_user_text(envelope, SayRequest, id='say-5', text='') == \
+        SayRequest('e', 'Envelope.')
+    assert parse_user_text('in the lab', RobotContext) == RobotContext('in the lab')
+    with pytest.raises(EventRejected, match='wrong_type'):
+        parse_user_text(encode_event('say.done', 0, 1, {'id': 'e', 'text': 'x', 'status': 's'}),
+                        SayRequest, id='say-6', text='')
+    with pytest.raises(ValueError, match='text'):
+        parse_user_text('{"text": ["not", "text"]}', RobotContext)
+
+
+def test_every_topic_and_payload_is_in_the_one_table():
+    """docs/topics.md: a row per topic with its type; a row per envelope type with its fields."""
+    doc = (ROOT / 'docs' / 'topics.md').read_text()
+    rows = [line for line in doc.splitlines() if line.startswith('| `')]
+    declared = [t for t in vars(topics).values() if isinstance(t, topics.Topic)]
+    for topic in declared:
+        row = next((r for r in rows if r.startswith(f'| `{topic.name}` |')), None)
+        assert row is not None, f'{topic.name} missing from docs/topics.md'
+        assert topic.msg_type.__name__ in row, f'{topic.name}: type not documented'
+    assert f'`{topics.ENABLE_SERVICE}`' in doc
+    samples = {type(m): m for m in SAMPLES}
+    assert set(WireMessage.__subclasses__()) <= set(samples), 'a new message needs a sample'
+    types = {m.TYPE: m for m in WireMessage.__subclasses__()}
+    types.update({'stt.partial': TranscriptEvent, 'stt.final': TranscriptEvent})
+    types.update({kind: OracleEvent for kind in KINDS})
+    for event_type, cls in types.items():
+        row = next((r for r in rows if r.startswith(f'| `{event_type}` |')), None)
+        assert row is not None, f'envelope type {event_type} missing from docs/topics.md'
+        documented = set(re.findall(r'`(\w+)`', row.split('|')[4]))
+        payload = set(samples[cls].payload())
+        assert payload <= documented, f'{event_type}: {payload - documented} not documented'
