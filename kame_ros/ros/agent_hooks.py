@@ -5,7 +5,7 @@ The agent's hooks for behaviour stacks: mute/enable, say with completion, speaki
 
 A navigation or behaviour stack talks to "the agent", not to whichever
 node renders the voice, so these interfaces are one object with one
-contract (README "Robot integration"):
+contract (docs/hooks.md):
 
 * ``agent/enable`` (std_srvs/SetBool) and the latched ``agent/enabled``:
   a muted agent outputs silence and ignores the oracle and say requests;

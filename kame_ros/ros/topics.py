@@ -3,7 +3,7 @@
 """
 Every kame_ros topic: its name, message type and QoS, in one place.
 
-QoS is chosen per kind of data (see README "Topics"):
+QoS is chosen per kind of data (docs/topics.md):
 
 * audio: RELIABLE, KEEP_LAST 25 (2 s), VOLATILE. A lost frame is an audible
   click or a hole in what the recognizer hears, and at 12.5 Hz x 3.8 kB
