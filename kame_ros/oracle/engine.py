@@ -16,6 +16,8 @@ the generation starts: the reference (SakanaAI/kame ``server_oracle.py``,
 candidate keeps guiding the front-end during the LLM's time to first token
 instead of a boundary followed by pad frames. A reply that never produces
 text therefore never resets anything; only its DONE (with its status) is
+emitted. Text passes ``ReplyGuard`` first: a reply that starts reciting the
+instructions or repeating itself ends there, and what was cut is never
 emitted.
 """
 from dataclasses import dataclass, field
@@ -26,6 +28,7 @@ from typing import Callable
 from kame_ros.oracle.backends.base import LLMBackend
 from kame_ros.oracle.events import APPEND, DONE, OracleEvent, RESET
 from kame_ros.oracle.prompt import AGENT, PromptBuilder, USER
+from kame_ros.oracle.reply_guard import LEAK, REPETITION, ReplyGuard
 from kame_ros.oracle.scheduler import OracleScheduler, Restart
 from kame_ros.stt.events import TranscriptEvent
 
@@ -38,6 +41,8 @@ class OracleStats:
     completed: int = 0
     cancelled: int = 0
     failed: int = 0
+    cut_prompt_leak: int = 0
+    cut_repetition: int = 0
     pieces: int = 0
     last_error: str = ''
     first_piece_s: list[float] = field(default_factory=list)
@@ -137,10 +142,11 @@ class OracleEngine:
             self._current = (restart, cancel)
             messages = self.prompt.messages('' if restart.final else restart.user_text,
                                             restart.final)
+            guard = ReplyGuard(self.prompt.instructions())
             self.stats.restarts += 1
             if self._on_prompt is not None:
                 self._on_prompt(restart, messages)
-        threading.Thread(target=self._generate, args=(restart, cancel, messages),
+        threading.Thread(target=self._generate, args=(restart, cancel, messages, guard),
                          daemon=True, name=f'oracle-gen-{restart.reply_id}').start()
         return restart
 
@@ -151,31 +157,47 @@ class OracleEngine:
         self._emit(OracleEvent(kind, restart.reply_id, restart.utterance_id, restart.revision,
                                text, status, restart.final, self.epoch))
 
-    def _generate(self, restart: Restart, cancel: threading.Event, messages) -> None:
+    def _generate(self, restart: Restart, cancel: threading.Event, messages,
+                  guard: ReplyGuard) -> None:
         t0 = time.monotonic()
         reply: list[str] = []
         status = 'complete'
+
+        def say(text: str) -> bool:
+            """Emit released text; False once this reply is no longer the current one."""
+            if not text or not (reply or text.strip()):
+                return True
+            with self._lock:
+                if not self._is_current(restart):
+                    return False
+                if not reply:
+                    self.stats.first_piece_s.append(time.monotonic() - t0)
+                    self._emit_locked(restart, RESET)
+                reply.append(text)
+                self.stats.pieces += 1
+                self._emit_locked(restart, APPEND, text)
+            return True
         try:
             for piece in self.backend.stream(messages, self.max_tokens, cancel):
-                if cancel.is_set():
+                if cancel.is_set() or not say(guard.feed(piece)):
                     break
-                if not piece or not (reply or piece.strip()):
-                    continue
-                with self._lock:
-                    if not self._is_current(restart):
-                        break
-                    if not reply:
-                        self.stats.first_piece_s.append(time.monotonic() - t0)
-                        self._emit_locked(restart, RESET)
-                    reply.append(piece)
-                    self.stats.pieces += 1
-                    self._emit_locked(restart, APPEND, piece)
+                if guard.cut:
+                    cancel.set()  # the reply is over: stop the backend generating
+                    break
+            if not cancel.is_set():
+                say(guard.finish())
         except Exception as err:  # noqa: B902 - any backend failure is counted, never fatal
             status = 'failed'
             with self._lock:
                 self.stats.failed += 1
                 self.stats.last_error = f'{type(err).__name__}: {err}'
-        if cancel.is_set() and status == 'complete':
+        if guard.cut:
+            with self._lock:
+                if guard.cut == LEAK:
+                    self.stats.cut_prompt_leak += 1
+                elif guard.cut == REPETITION:
+                    self.stats.cut_repetition += 1
+        if cancel.is_set() and status == 'complete' and not guard.cut:
             status = 'cancelled'
         with self._lock:
             if status == 'complete':
