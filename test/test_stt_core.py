@@ -119,3 +119,13 @@ def test_whisper_transcribes_and_survives_noise_and_silence(whisper):
     assert errors / n <= 0.15, finals[-1].text
     assert all(e.audio_start_ns >= 120e9 for e in events), 'silence produced no transcript'
     assert stt.failures == 0
+
+
+@pytest.mark.parametrize('text,complete', [
+    ('What is the capital of France?', True), ('Hello.', True), ('Can you tell me?', True),
+    ('How many legs does?', False), ('Please bring me the.', False),
+    ('Turn left at the...', False), ('I want to go and.', False), ('um', False), ('?', False),
+    ('How many legs does a spider have?', True), ('I know what it is.', True)])
+def test_a_turn_ends_early_only_on_a_sentence_that_reads_finished(text, complete):
+    from kame_ros.stt.whisper_engine import looks_complete
+    assert looks_complete(text) is complete

@@ -5,6 +5,7 @@ import numpy as np
 
 from kame_ros.frontend.tts_engine import TtsFrontEnd, word_marks
 from kame_ros.oracle.events import OracleEvent
+from kame_ros.stt.events import TranscriptEvent
 from polling import wait_for
 
 SILENCE = np.zeros(1920, np.int16)
@@ -35,3 +36,88 @@ def test_interrupted_reply_reports_only_the_words_played():
     said = heard.split()
     assert 3 <= len(said) < len(REPLY.split()), said
     assert said == REPLY.split()[:len(said)], 'a prefix of the reply, in order'
+
+
+def final(utterance: int, text: str = 'What is the capital') -> TranscriptEvent:
+    return TranscriptEvent(utterance, 0, text, True, 0, 0, 0)
+
+
+def reply(fe: TtsFrontEnd, reply_id: int, utterance: int, text: str) -> None:
+    fe.on_oracle(OracleEvent('oracle.reset', reply_id, utterance, 0, final=True))
+    fe.on_oracle(OracleEvent('oracle.append', reply_id, utterance, 0, text))
+    fe.on_oracle(OracleEvent('oracle.done', reply_id, utterance, 0, status='complete'))
+
+
+def play(fe: TtsFrontEnd, frames: int) -> list[str]:
+    return ''.join(fe.step(SILENCE).text for _ in range(frames)).split()
+
+
+def test_one_acknowledgement_per_turn_and_none_when_the_answer_is_ready():
+    fe = TtsFrontEnd()
+    fe.warmup()
+    fe.start()
+    try:
+        # The user pauses twice before the agent answers: finals 1 and 2, one "Okay."
+        fe.on_turn_end(final(1))
+        said = play(fe, 5)
+        fe.on_turn_end(final(2, 'of France?'))
+        said += play(fe, 5)
+        assert said == ['Okay.'] and (fe.acks, fe.acks_skipped) == (1, 1)
+        reply(fe, 1, 2, 'Paris is the capital.')
+        assert wait_for(lambda: len(fe._audio) > 0, 30)
+        said = play(fe, 40)
+        assert said == ['Paris', 'is', 'the', 'capital.'], 'answered without another ack'
+        # A reply that opens with the acknowledgement just given for its turn skips it.
+        fe.on_turn_end(final(5, 'And Spain?'))
+        assert play(fe, 5) == ['Okay.'] and fe.acks == 2
+        reply(fe, 2, 5, 'Okay. Madrid.')
+        assert wait_for(lambda: len(fe._audio) > 0, 30)
+        assert play(fe, 40) == ['Madrid.']
+        # A new turn after the answer started: acknowledged again.
+        fe.on_turn_end(final(3, 'And of Japan?'))
+        assert play(fe, 5) == ['Okay.'] and fe.acks == 3
+        # The answer to this very final is synthesized before the ack would start: no ack.
+        reply(fe, 3, 3, 'Tokyo.')
+        assert wait_for(lambda: len(fe._audio) > 0, 30)
+        play(fe, 40)
+        reply(fe, 4, 4, 'Rome is the capital of Italy.')
+        assert wait_for(lambda: len(fe._audio) > 0, 30)
+        fe.on_turn_end(final(4, 'And of Italy?'))
+        said = play(fe, 40)
+        assert said[0] == 'Rome' and 'Okay.' not in said and fe.acks == 3
+    finally:
+        fe.stop()
+
+
+def test_a_reply_waits_while_the_user_speaks_again():
+    fe = TtsFrontEnd(acknowledgement='')
+    fe.start()
+    try:
+        fe.on_user_speaking(True)
+        reply(fe, 1, 1, 'The kitchen is down the hall.')
+        assert wait_for(lambda: len(fe._audio) > 0, 30)
+        assert play(fe, 10) == [], 'nothing starts while the user talks'
+        fe.on_user_speaking(False)
+        assert play(fe, 40)[:2] == ['The', 'kitchen']
+        # The user going on within a second of the reply's start: it stops, the turn goes on.
+        fe.on_user_speaking(False)
+        reply(fe, 2, 2, 'The garden is outside, behind the house, past the big old tree.')
+        assert wait_for(lambda: len(fe._audio) > 0, 30)
+        heard = play(fe, 3)
+        fe.on_user_speaking(True)
+        heard += play(fe, 60)
+        assert 0 < len(heard) <= 3 and heard == ['The', 'garden', 'is'][:len(heard)]
+        # Later, the user's voice (or echo) does not cut it (only a newer final reply does).
+        fe.on_user_speaking(False)
+        reply(fe, 4, 4, 'The garden is outside, behind the house, past the big old tree.')
+        assert wait_for(lambda: len(fe._audio) > 0, 30)
+        heard = play(fe, 15)
+        fe.on_user_speaking(True)
+        heard += play(fe, 60)
+        assert heard[:3] == ['The', 'garden', 'is'] and len(heard) > 8
+        # A stuck voice-activity flag cannot silence the agent for more than 4 s.
+        reply(fe, 5, 5, 'Yes.')
+        assert wait_for(lambda: len(fe._audio) > 0, 30)
+        assert play(fe, 50) == [] and play(fe, 20) == ['Yes.']
+    finally:
+        fe.stop()

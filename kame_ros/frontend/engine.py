@@ -12,6 +12,7 @@ import numpy as np
 
 from kame_ros.frontend.budget import FrameBudget
 from kame_ros.oracle.events import OracleEvent
+from kame_ros.stt.events import TranscriptEvent
 
 MODES = ('auto', 'kame', 'guided', 'plain')  # Moshi's oracle modes (see moshi_engine)
 
@@ -45,8 +46,11 @@ class FrontEndEngine(Protocol):
     def on_oracle(self, event: OracleEvent) -> None:
         """Take an oracle event (any thread, never blocks the frame loop)."""
 
-    def on_turn_end(self) -> None:
+    def on_turn_end(self, final: TranscriptEvent) -> None:
         """Take the end of a user turn (a final transcript arrived)."""
+
+    def on_user_speaking(self, speaking: bool) -> None:
+        """Take the STT's voice activity (the user started or stopped speaking)."""
 
     def say(self, text: str, on_done: Callable[[str], None]) -> None:
         """Speak ``text`` now; ``on_done(status)`` when it has been spoken (or not)."""

@@ -36,6 +36,7 @@ from kame_ros.frontend.guide import TextGuide
 from kame_ros.frontend.oracle_timeline import OracleTimeline
 from kame_ros.frontend.text_tokens import IncrementalTokenizer
 from kame_ros.oracle.events import APPEND, DONE, OracleEvent, RESET
+from kame_ros.stt.events import TranscriptEvent
 
 
 @dataclass(frozen=True)
@@ -166,8 +167,11 @@ class MoshiFrontEnd:
                 self._extend(self.text_in.flush())
         return self.timeline.advance()
 
-    def on_turn_end(self) -> None:
+    def on_turn_end(self, final: TranscriptEvent) -> None:
         """Nothing to do: full-duplex Moshi hears the end of the turn itself."""
+
+    def on_user_speaking(self, speaking: bool) -> None:
+        """Nothing to do: full-duplex Moshi hears the user itself."""
 
     def say(self, text: str, on_done: Callable[[str], None]) -> None:
         """

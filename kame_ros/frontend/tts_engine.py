@@ -11,6 +11,18 @@ by sentence as it streams in, with hibari-tts (24 kHz, Mimi's rate, about
 Synthesis runs on its own thread; ``step`` only pops 80 ms of whatever is
 ready (or silence), so the frame loop never waits for the TTS or the LLM.
 A newer final reply interrupts the one being spoken.
+
+Turn-taking, so a user who pauses mid-thought hears one "Okay." and one
+answer, not one per pause: a user turn gets at most one acknowledgement
+(the next one only after the agent has started answering), none when the
+answer to that very final is already synthesized when the acknowledgement
+would start, and a reply that has not started yet waits while the user is
+speaking again (the STT's voice activity; at most ``MAX_HOLD_FRAMES``, so a
+stuck VAD cannot silence the agent). A user who goes on talking within
+``CONTINUATION_FRAMES`` of the reply's start was not finished: the reply
+stops there and the turn goes on (no second acknowledgement). Later, a
+reply already playing is not cut by voice activity (only by a newer final
+reply), so residual echo of the robot's own voice cannot silence it.
 """
 from dataclasses import dataclass
 import queue
@@ -25,6 +37,7 @@ from kame_ros.audio.frames import float_to_int16, FRAME_SAMPLES
 from kame_ros.frontend.budget import FrameBudget
 from kame_ros.frontend.engine import FrameOutput
 from kame_ros.oracle.events import APPEND, DONE, OracleEvent, RESET
+from kame_ros.stt.events import TranscriptEvent
 
 SENTENCE_END = re.compile(r'(?<=[.!?;:])\s+')
 
@@ -47,7 +60,14 @@ def word_marks(text: str, start: int, samples: int) -> list[tuple[int, str]]:
     return marks
 
 
+def normalized(text: str) -> str:
+    """Lower-case words only, to compare what was said."""
+    return ' '.join(re.findall(r"[a-z0-9']+", text.lower()))
+
+
 ACK_TRIM_LEVEL = 200  # int16 amplitude below which the acknowledgement's edges are silence
+MAX_HOLD_FRAMES = 50  # a reply waits at most 4 s for the user to stop speaking
+CONTINUATION_FRAMES = 12  # the user speaking within 0.96 s of a reply's start continues the turn
 SAY_REPLY = (-1, -1)  # jobs of say requests: never superseded by oracle replies
 
 
@@ -84,6 +104,18 @@ class TtsFrontEnd:
         self._frame = 0
         self._worker: threading.Thread | None = None
         self._stop = threading.Event()
+        # Turn-taking (guarded by _audio_lock): see the module docstring.
+        self._reply_utterance = -1
+        self._reply_started = False
+        self._reply_frames = 0  # frames of the current reply played
+        self._cut_reply = (0, 0)  # a reply stopped because the user went on: say no more of it
+        self._pending_ack: int | None = None  # utterance whose acknowledgement is due
+        self._acked_utterance = -1  # the utterance the last acknowledgement answered
+        self._acked_turn = False  # acknowledged, and the agent has not started answering
+        self._user_speaking = False
+        self._held_frames = 0
+        self.acks = 0
+        self.acks_skipped = 0
 
     def warmup(self, frames: int = 1) -> float:
         """Synthesize the acknowledgement now (also warms hibari up for the first sentence)."""
@@ -95,15 +127,39 @@ class TtsFrontEnd:
             else np.zeros(0, np.int16)
         return time.perf_counter() - t0
 
-    def on_turn_end(self) -> None:
-        """Acknowledge the end of a user turn (a final transcript) on the next frame."""
+    def on_turn_end(self, final: TranscriptEvent) -> None:
+        """Acknowledge the end of a user turn on the next frame, once per turn."""
         if not len(self._ack_audio):
             return
         with self._audio_lock:
-            start = len(self._say_audio)
-            self._say_marks += [(offset, word, None) for offset, word
-                                in word_marks(self.acknowledgement, start, len(self._ack_audio))]
-            self._say_audio = np.concatenate([self._say_audio, self._ack_audio])
+            if self._acked_turn:
+                self.acks_skipped += 1
+                return
+            self._pending_ack = final.utterance_id
+            self._acked_turn = True
+
+    def on_user_speaking(self, speaking: bool) -> None:
+        """Hold a reply that has not started while the user speaks."""
+        with self._audio_lock:
+            self._user_speaking = speaking
+            self._held_frames = 0
+            if speaking and self._reply_started and self._reply_frames < CONTINUATION_FRAMES:
+                self._audio, self._marks = np.zeros(0, np.int16), []
+                self._cut_reply, self._reply_started = self.reply, False
+                self._acked_turn = True
+
+    def _acknowledge(self) -> None:
+        """Queue the due acknowledgement unless the answer to that final is ready (locked)."""
+        utterance, self._pending_ack = self._pending_ack, None
+        if len(self._audio) and not self._reply_started and self._reply_utterance == utterance:
+            self.acks_skipped += 1
+            return
+        self.acks += 1
+        self._acked_utterance = utterance
+        start = len(self._say_audio)
+        self._say_marks += [(offset, word, None) for offset, word
+                            in word_marks(self.acknowledgement, start, len(self._ack_audio))]
+        self._say_audio = np.concatenate([self._say_audio, self._ack_audio])
 
     def start(self) -> None:
         """Start the synthesis thread."""
@@ -127,6 +183,7 @@ class TtsFrontEnd:
                 self.reply, self._text, self._said = event.order, '', 0
                 with self._audio_lock:
                     self._audio, self._marks = np.zeros(0, np.int16), []
+                    self._reply_utterance, self._reply_started = event.utterance_id, False
                 return
             if event.order != self.reply:
                 self.stale_events += 1
@@ -139,11 +196,25 @@ class TtsFrontEnd:
             elif event.kind == DONE:
                 ready = [self._text[self._said:]]
                 self._said = len(self._text)
+                if not self._text.strip():
+                    with self._audio_lock:  # nothing to say: the turn is over all the same
+                        self._acked_turn = False
             else:
                 return
             for sentence in ready:
-                if sentence.strip():
+                if sentence.strip() and not self._repeats_ack(event, sentence):
                     self._jobs.put(_Say(event.order, sentence.strip()))
+
+    def _repeats_ack(self, event: OracleEvent, sentence: str) -> bool:
+        """
+        Tell whether a reply opens with the acknowledgement just said for its turn.
+
+        The LLM hears the acknowledgement as the agent's words and imitates
+        it ("Okay. The capital is..."): said once is enough.
+        """
+        opening = self._text.lstrip().startswith(sentence.strip())
+        return (opening and event.utterance_id == self._acked_utterance
+                and normalized(sentence) == normalized(self.acknowledgement))
 
     def say(self, text: str, on_done: Callable[[str], None]) -> None:
         """Speak ``text`` before any oracle reply; ``on_done('spoken')`` once it has played."""
@@ -176,7 +247,7 @@ class TtsFrontEnd:
                                         in word_marks(job.text, start, len(samples))]
                     self._say_marks.append((start + len(samples) - 1, '', job.on_done))
                     self._say_audio = np.concatenate([self._say_audio, samples])
-                elif job.reply == self.reply:
+                elif job.reply == self.reply and job.reply != self._cut_reply:
                     self._marks += word_marks(job.text, len(self._audio), len(samples))
                     self._audio = np.concatenate([self._audio, samples])
 
@@ -190,14 +261,23 @@ class TtsFrontEnd:
         t0 = time.perf_counter()
         done = []
         with self._audio_lock:
+            if self._pending_ack is not None:
+                self._acknowledge()
             if len(self._say_audio):  # announcements first
                 out, self._say_audio, n = self._pop(self._say_audio)
                 started = [text for offset, text, _ in self._say_marks if offset < n and text]
                 done = [cb for offset, _, cb in self._say_marks if offset < n and cb]
                 self._say_marks = [(offset - n, text, cb) for offset, text, cb in self._say_marks
                                    if offset >= n]
+            elif (self._user_speaking and not self._reply_started and len(self._audio)
+                  and self._held_frames < MAX_HOLD_FRAMES):
+                self._held_frames += 1  # the user is talking again: the reply waits
+                out, started, n = np.zeros(FRAME_SAMPLES, np.int16), [], 0
             else:
                 out, self._audio, n = self._pop(self._audio)
+                if n and not self._reply_started:
+                    self._reply_started, self._acked_turn, self._reply_frames = True, False, 0
+                self._reply_frames += 1
                 started = [text for offset, text in self._marks if offset < n]
                 self._marks = [(offset - n, text) for offset, text in self._marks
                                if offset >= n]

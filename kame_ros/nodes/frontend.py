@@ -17,6 +17,7 @@ from pathlib import Path
 
 import numpy as np
 from rclpy.lifecycle import LifecycleNode, LifecycleState, TransitionCallbackReturn
+from std_msgs.msg import Bool
 
 from kame_ros.audio.frames import AudioFrame, FRAME_NS
 from kame_ros.frontend.engine import FrontEndEngine, MODES
@@ -30,7 +31,8 @@ from kame_ros.ros.lifecycle import (enable_autostart, Interfaces,
 from kame_ros.ros.params import declare
 from kame_ros.ros.spin import run_nodes
 from kame_ros.ros.text_io import TextInput, TextOutput
-from kame_ros.ros.topics import FRONTEND_TEXT, MIC_AUDIO, ORACLE_EVENTS, SPEAKER_AUDIO, STT_FINAL
+from kame_ros.ros.topics import (FRONTEND_TEXT, MIC_AUDIO, ORACLE_EVENTS, SPEAKER_AUDIO,
+                                 STT_FINAL, USER_SPEAKING)
 from kame_ros.stt.events import FINAL, TranscriptEvent
 from kame_ros.wire.messages import AgentText
 from kame_ros.wire.worker import FrameWorker
@@ -118,6 +120,7 @@ class FrontEndNode(LifecycleNode):
                                          OracleEvent.from_event))
         self.final_in = track(TextInput(self, STT_FINAL, self._on_final, (FINAL,),
                                         TranscriptEvent.from_event))
+        self.interfaces.subscription(USER_SPEAKING, self._on_user_speaking)
         return super().on_configure(state)
 
     def _moshi_engine(self) -> FrontEndEngine:
@@ -185,7 +188,11 @@ class FrontEndNode(LifecycleNode):
 
     def _on_final(self, event: TranscriptEvent) -> None:
         if self.hooks.enabled and self.worker is not None and self.worker.running:
-            self.engine.on_turn_end()
+            self.engine.on_turn_end(event)
+
+    def _on_user_speaking(self, msg: Bool) -> None:
+        if self.engine is not None:
+            self.engine.on_user_speaking(msg.data)
 
     def _on_oracle(self, event: OracleEvent) -> None:
         if self.hooks.enabled:
@@ -212,6 +219,9 @@ class FrontEndNode(LifecycleNode):
                   'enabled': self.hooks.enabled, 'say_requests': self.hooks.requests,
                   'frames_in': self.worker.received if self.worker else 0,
                   'frames_out': self.frames_out, **self.engine.budget.summary()}
+        for counter in ('acks', 'acks_skipped'):  # the tts front-end's turn-taking
+            if hasattr(self.engine, counter):
+                values[counter] = getattr(self.engine, counter)
         timeline = getattr(self.engine, 'timeline', None)
         if timeline is not None:
             values.update({f'oracle_{k}': v for k, v in vars(timeline.stats).items()})

@@ -14,10 +14,14 @@ bookkeeping: the audio thread never waits for Whisper.
 
 The end of a turn comes early when the transcript is complete: as soon as
 the user pauses, the utterance is read once more; if that read covers all
-the speech and ends a sentence (". ? !"), the turn ends after
-``complete_silence_s`` of silence with that text as the final (no second
-read). Otherwise it ends after ``end_silence_s``, as before: a pause after
-an unfinished phrase is not the end of the turn.
+the speech and reads as a finished sentence (``looks_complete``), the turn
+ends after ``complete_silence_s`` of silence with that text as the final
+(no second read). Otherwise it ends after ``end_silence_s``, as before: a
+pause after an unfinished phrase is not the end of the turn. Whisper
+punctuates whatever it hears ("How many legs does?", "Turn left at the..."),
+so a trailing ellipsis or a last word that cannot end an English sentence
+(an article, preposition, conjunction or auxiliary) does not count as
+finished.
 """
 from collections import deque
 from dataclasses import dataclass
@@ -53,6 +57,24 @@ def embedded_whisper_dir() -> str:
 
 
 SENTENCE_END = ('.', '?', '!')
+# Last words that leave an English sentence unfinished, whatever Whisper's punctuation says:
+# articles, possessives, and the prepositions and conjunctions that cannot end a question
+# ("What is it for?" can, so "for" is not here). An auxiliary can end one ("I know what it
+# is."), except "does" ("How many legs does?").
+DANGLING = frozenset((
+    'a an the my your our their every of to at into onto than and or but because if does')
+    .split())
+
+
+def looks_complete(text: str) -> bool:
+    """Tell whether a transcript reads as a finished sentence (for the early end of a turn)."""
+    text = text.rstrip()
+    if not text.endswith(SENTENCE_END) or text.endswith('..'):
+        return False
+    words = text.rstrip('.?!').split()
+    return bool(words) and words[-1].lower().strip(',;:"\'') not in DANGLING
+
+
 PAUSE_READ_S = 0.06  # silence after which the utterance is read to see whether it is complete
 
 
@@ -167,14 +189,14 @@ class WhisperStt:
         return True
 
     def _complete_turn(self) -> bool:
-        """End the turn early if the latest read covers all the speech and ends a sentence."""
+        """End the turn early if the latest read covers all the speech and looks complete."""
         silence = self.segmenter.silence_s
         read = self._read
         if silence < self.complete_silence_s or read is None \
                 or read.utterance != self._utterance_count:
             return False
         speech_frames = len(self._utterance) - int(silence / FRAME_SECONDS)
-        if read.frames < speech_frames or not read.text.rstrip().endswith(SENTENCE_END):
+        if read.frames < speech_frames or not looks_complete(read.text):
             return False
         frames = self._utterance[:read.frames]
         self._jobs.put(_Job(True, None, frames[0].stamp_ns, frames[-1].stamp_ns + FRAME_NS,
