@@ -217,7 +217,7 @@ class FrontEndNode(LifecycleNode):
             return Health(ERROR if self.error else WARN, self.error or 'not configured')
         values = {'backend': self.backend, 'runtime': self.runtime,
                   'enabled': self.hooks.enabled, 'say_requests': self.hooks.requests,
-                  'frames_in': self.worker.received if self.worker else 0,
+                  'frames_in': self.worker.received if self.worker is not None else 0,
                   'frames_out': self.frames_out, **self.engine.budget.summary()}
         for counter in ('acks', 'acks_skipped'):  # the tts front-end's turn-taking
             if hasattr(self.engine, counter):

@@ -237,7 +237,8 @@ class OracleNode(LifecycleNode):
         s = self.engine.stats
         first = s.first_piece_s[-50:]
         values = {'backend': self.engine.backend.name, 'restarts': s.restarts,
-                  'completed': s.completed, 'cancelled': s.cancelled, 'failed': s.failed,
+                  'completed': s.completed, 'answered': s.answered, 'cancelled': s.cancelled,
+                  'failed': s.failed,
                   'cut_prompt_leak': s.cut_prompt_leak, 'cut_repetition': s.cut_repetition,
                   'rate_limited': self.engine.scheduler.rate_limited,
                   'first_piece_ms_p50': f'{statistics.median(first) * 1e3:.0f}' if first else '',

@@ -118,6 +118,7 @@ class WavSource(Node):
             if frames is self._silence or not self._silence:
                 break
             frames = self._silence
+        self.diagnostics.publish()  # the final count, before the node goes away
         self.finished.set()
 
     def _health(self) -> Health:

@@ -39,6 +39,7 @@ class OracleStats:
 
     restarts: int = 0
     completed: int = 0
+    answered: int = 0  # completed replies to final transcripts: turns answered
     cancelled: int = 0
     failed: int = 0
     cut_prompt_leak: int = 0
@@ -202,6 +203,7 @@ class OracleEngine:
         with self._lock:
             if status == 'complete':
                 self.stats.completed += 1
+                self.stats.answered += restart.final
             elif status == 'cancelled':
                 self.stats.cancelled += 1
             if self._is_current(restart):

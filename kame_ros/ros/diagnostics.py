@@ -13,6 +13,7 @@ from typing import Callable
 from diagnostic_msgs.msg import DiagnosticArray, DiagnosticStatus, KeyValue
 from rclpy.node import Node
 
+from kame_ros.ros.heap import HeapWatch
 from kame_ros.ros.topics import DIAGNOSTICS
 
 OK = DiagnosticStatus.OK
@@ -40,11 +41,14 @@ class Diagnostics:
         self._hardware_id = hardware_id
         self._pub = node.create_publisher(DIAGNOSTICS.msg_type, DIAGNOSTICS.name,
                                           DIAGNOSTICS.qos)
+        self._heap = HeapWatch(node.get_name())
         self._timer = node.create_timer(period_s, self.publish)
 
     def publish(self) -> None:
         """Build and send the node's current status."""
         health = self._report()
+        self._heap.tick()
+        health.values.update(self._heap.values())
         status = DiagnosticStatus(
             level=health.level, name=f'kame_ros: {self._node.get_fully_qualified_name()}',
             message=health.message, hardware_id=self._hardware_id,

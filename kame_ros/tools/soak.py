@@ -1,20 +1,23 @@
 # Copyright 2026 kame_ros developers
 # SPDX-License-Identifier: Apache-2.0
 """
-kame_ros_soak: an hour of conversation replayed faster than real time, watched from outside.
+kame_ros_soak: a long conversation at real time (or faster), watched from outside.
 
-The agent (stt, oracle, front-end, and a wav_source as its microphone)
-runs as its own ``kame_ros_run`` process, exactly as on a robot; this tool
-is an outside observer, like a robot's health monitor: it samples the
-agent process's resident memory from /proc and every node's /diagnostics
-(frame budget, drops, transcripts, replies). No recorder runs inside the
-agent, so memory growth is the agent's own. The input is the evaluation's
+The agent runs as on a robot under ``ros2 launch``: one process per node
+(stt, oracle, front-end, and a wav_source as the microphone), talking over
+DDS. This tool is an outside observer, like a robot's health monitor: it
+samples every node process's resident memory from /proc (memory growth is
+attributed to a node, not to "the agent") and every node's /diagnostics
+(frames in and processed, frame budget, drops, transcripts, answered
+turns). With ``--tracemalloc`` the nodes also report their Python heap
+and write the allocation sites that grew (kame_ros/ros/heap.py), which
+tells a leak from native allocator growth. The input is the evaluation's
 spoken questions, cycled, each followed by an answer window.
 
-    kame_ros_soak --minutes 60 --realtime-factor 3 --out out/soak
+    kame_ros_soak --minutes 60 --realtime-factor 1 --out out/soak
 
 Writes soak.csv (one row per sample), soak.md (the table) and soak.png
-(memory and per-frame compute over audio time).
+(memory per node and per-frame compute over audio time).
 """
 import argparse
 import csv
@@ -30,12 +33,16 @@ import yaml
 
 from kame_ros.audio.frames import FRAME_SECONDS
 from kame_ros.ros.config import node_parameters, read_parameters_file
+from kame_ros.ros.heap import ENV as TRACEMALLOC_ENV
 from kame_ros.run import find_default_config
 from kame_ros.tools.evaluate import ANSWER_WINDOW_S, build_input, QUESTIONS
 
-FIELDS = ['wall_s', 'audio_s', 'rss_mb', 'frames', 'compute_ms_p50', 'compute_ms_p99',
-          'compute_ms_max', 'deadline_misses', 'dropped_frames', 'stt_finals', 'stt_drops',
-          'oracle_completed', 'oracle_failed']
+NODES = ['stt', 'oracle', 'frontend', 'wav_source']
+FIELDS = ['wall_s', 'audio_s', 'rss_mb', *[f'rss_{n}_mb' for n in NODES],
+          *[f'py_heap_{n}_mb' for n in NODES[:3]], 'frames_published', 'frames_in', 'frames',
+          'compute_ms_p50', 'compute_ms_p99', 'compute_ms_max', 'deadline_misses',
+          'dropped_frames', 'stt_finals', 'stt_drops', 'oracle_completed', 'oracle_answered',
+          'oracle_failed']
 
 
 def rss_mb(pid: int) -> float:
@@ -101,63 +108,92 @@ class Observer:
         rclpy.try_shutdown()
 
 
-def sample(observer: Observer, pid: int, t0: float) -> dict[str, float]:
-    """One row: memory now, the front-end's frame budget and the counters."""
+def sample(observer: Observer, pids: dict[str, int], t0: float) -> dict[str, float]:
+    """One row: memory of every node process, frames in and processed, the counters."""
     v = observer.value
     frames = v('frontend', 'frames')
-    return {'wall_s': time.monotonic() - t0, 'audio_s': frames * FRAME_SECONDS,
-            'rss_mb': rss_mb(pid), 'frames': frames,
-            'compute_ms_p50': v('frontend', 'compute_ms_p50'),
-            'compute_ms_p99': v('frontend', 'compute_ms_p99'),
-            'compute_ms_max': v('frontend', 'compute_ms_max'),
-            'deadline_misses': v('frontend', 'deadline_misses'),
-            'dropped_frames': v('frontend', 'dropped_frames'),
-            'stt_finals': v('stt', 'finals'), 'stt_drops': v('stt', 'queue_drops'),
-            'oracle_completed': v('oracle', 'completed'), 'oracle_failed': v('oracle', 'failed')}
+    row = {'wall_s': time.monotonic() - t0, 'audio_s': frames * FRAME_SECONDS,
+           'frames_published': v('wav_source', 'frames_published'),
+           'frames_in': v('frontend', 'frames_in'), 'frames': frames,
+           'compute_ms_p50': v('frontend', 'compute_ms_p50'),
+           'compute_ms_p99': v('frontend', 'compute_ms_p99'),
+           'compute_ms_max': v('frontend', 'compute_ms_max'),
+           'deadline_misses': v('frontend', 'deadline_misses'),
+           'dropped_frames': v('frontend', 'dropped_frames'),
+           'stt_finals': v('stt', 'finals'), 'stt_drops': v('stt', 'queue_drops'),
+           'oracle_completed': v('oracle', 'completed'),
+           'oracle_answered': v('oracle', 'answered'), 'oracle_failed': v('oracle', 'failed')}
+    for name, pid in pids.items():
+        row[f'rss_{name}_mb'] = rss_mb(pid)
+    for name in NODES[:3]:
+        row[f'py_heap_{name}_mb'] = v(name, 'py_heap_mib')
+    row['rss_mb'] = float(np.nansum([row[f'rss_{n}_mb'] for n in NODES]))  # (finished: NaN)
+    return row
+
+
+def growth(rows: list[dict], key: str) -> tuple[float, float, float]:
+    """(after warm-up, at the end, end - warm-up) of one memory column; warm-up = first 10 %."""
+    settled = [r[key] for r in rows
+               if r['audio_s'] >= 0.1 * rows[-1]['audio_s'] and not np.isnan(r[key])]
+    if not settled:
+        return float('nan'), float('nan'), float('nan')
+    return settled[0], settled[-1], settled[-1] - settled[0]
 
 
 def summary(rows: list[dict], questions: int, audio_s: float, factor: float) -> str:
-    """Markdown: rows at every tenth of the run, then the figures that matter."""
+    """Markdown: rows at every tenth of the run, memory per node, then the totals that matter."""
     pick = sorted({round(i * (len(rows) - 1) / 10) for i in range(11)})
-    head = ['audio min', 'RSS MiB', 'frames', 'compute p50 ms', 'compute p99 ms',
-            'deadline misses', 'dropped frames', 'STT finals', 'replies']
+    head = ['audio min', *[f'{n} MiB' for n in NODES], 'frames in', 'processed',
+            'compute p50 ms', 'compute p99 ms', 'deadline misses', 'dropped', 'STT finals',
+            'answered']
     lines = ['| ' + ' | '.join(head) + ' |', '|' + '---|' * len(head)]
     for r in (rows[i] for i in pick):
         lines.append('| ' + ' | '.join([
-            f'{r["audio_s"] / 60:.1f}', f'{r["rss_mb"]:.0f}', f'{r["frames"]:.0f}',
+            f'{r["audio_s"] / 60:.1f}', *[f'{r[f"rss_{n}_mb"]:.0f}' for n in NODES],
+            f'{r["frames_in"]:.0f}', f'{r["frames"]:.0f}',
             f'{r["compute_ms_p50"]:.2f}', f'{r["compute_ms_p99"]:.2f}',
             f'{r["deadline_misses"]:.0f}', f'{r["dropped_frames"]:.0f}',
-            f'{r["stt_finals"]:.0f}', f'{r["oracle_completed"]:.0f}']) + ' |')
-    settled = [r['rss_mb'] for r in rows if r['audio_s'] >= 0.1 * audio_s]
+            f'{r["stt_finals"]:.0f}', f'{r["oracle_answered"]:.0f}']) + ' |')
     last = rows[-1]
     worst = max(r['compute_ms_max'] for r in rows)
-    growth = (settled[-1] - settled[0]) if len(settled) > 1 else float('nan')
-    hours = (rows[-1]['audio_s'] - 0.1 * audio_s) / 3600
+    hours = max((last['audio_s'] - 0.1 * audio_s) / 3600, 1e-9)
+    memory = []
+    for name in NODES:
+        first, end, diff = growth(rows, f'rss_{name}_mb')
+        heap = ''
+        if name in NODES[:3] and not np.isnan(last[f'py_heap_{name}_mb']):
+            h0, h1, hd = growth(rows, f'py_heap_{name}_mb')
+            heap = f', Python heap {h0:.0f} -> {h1:.0f} MiB ({hd:+.1f})'
+        memory.append(f'{name} {first:.0f} -> {end:.0f} MiB ({diff:+.0f}, '
+                      f'{diff / hours:+.0f}/h{heap})')
     lines += ['', f'- {audio_s / 60:.1f} min of conversation ({questions} questions) replayed at '
               f'{factor:g}x in {last["wall_s"] / 60:.1f} min',
-              f'- memory: {settled[0]:.0f} MiB after warm-up, {settled[-1]:.0f} MiB at the end '
-              f'({growth:+.0f} MiB, {growth / max(hours, 1e-9):+.0f} MiB per hour of audio)',
-              f'- frame budget (80 ms): {last["frames"]:.0f} frames, '
-              f'{last["deadline_misses"]:.0f} deadline misses, '
-              f'{last["dropped_frames"]:.0f} dropped; compute p99 of the last 500 frames '
-              f'{last["compute_ms_p99"]:.2f} ms, worst {worst:.2f} ms',
+              f'- frames: {last["frames_published"]:.0f} published by the microphone, '
+              f'{last["frames_in"]:.0f} received by the front-end, {last["frames"]:.0f} '
+              f'processed, {last["dropped_frames"]:.0f} dropped; '
+              f'{last["deadline_misses"]:.0f} over the 80 ms budget; compute p99 of the last '
+              f'500 frames {last["compute_ms_p99"]:.2f} ms, worst {worst:.2f} ms',
               f'- STT finals {last["stt_finals"]:.0f} for {questions} questions, '
-              f'{last["stt_drops"]:.0f} frames dropped by the STT queue; oracle replies '
-              f'completed {last["oracle_completed"]:.0f}, failed {last["oracle_failed"]:.0f}']
+              f'{last["stt_drops"]:.0f} frames dropped by the STT queue; turns answered '
+              f'{last["oracle_answered"]:.0f}, oracle replies completed '
+              f'{last["oracle_completed"]:.0f}, failed {last["oracle_failed"]:.0f}',
+              '- memory after warm-up (first 10 %) -> end: ' + '; '.join(memory)]
     return '\n'.join(lines)
 
 
 def plot(rows: list[dict], path: Path) -> None:
-    """Memory and per-frame compute against audio time."""
+    """Memory per node and per-frame compute against audio time."""
     import matplotlib
     matplotlib.use('Agg')
     import matplotlib.pyplot as plt
     rows = [r for r in rows if r['frames'] > 0]
     minutes = [r['audio_s'] / 60 for r in rows]
     fig, (mem, cpu) = plt.subplots(2, 1, figsize=(9, 6), sharex=True)
-    mem.plot(minutes, [r['rss_mb'] for r in rows])
-    mem.set_ylabel('agent RSS (MiB)')
+    for name in NODES:
+        mem.plot(minutes, [r[f'rss_{name}_mb'] for r in rows], label=name)
+    mem.set_ylabel('RSS per node process (MiB)')
     mem.set_title('kame_ros soak')
+    mem.legend(fontsize=8)
     for key in ('compute_ms_p50', 'compute_ms_p99'):
         cpu.plot(minutes, [r[key] for r in rows], label=key.replace('compute_ms_', ''))
     cpu.axhline(FRAME_SECONDS * 1000, color='red', linestyle='--', label='80 ms budget')
@@ -170,18 +206,48 @@ def plot(rows: list[dict], path: Path) -> None:
     plt.close(fig)
 
 
+def start_agent(config: Path, out: Path, tracemalloc: bool) -> dict[str, subprocess.Popen]:
+    """One process per node, as ros2 launch starts them; logs in out/<node>.log."""
+    env = os.environ.copy()
+    if tracemalloc:
+        env[TRACEMALLOC_ENV] = str(out / 'heap')
+    procs = {}
+    for name in NODES:
+        log = open(out / f'{name}.log', 'w')
+        procs[name] = subprocess.Popen(
+            [sys.executable, '-m', 'kame_ros.run', '--config', str(config), '--nodes', name],
+            stdout=log, stderr=subprocess.STDOUT, env=env)
+        log.close()
+    return procs
+
+
+def stop_agent(procs: dict[str, subprocess.Popen]) -> None:
+    """Ctrl-C every node, as on a robot; kill what does not stop."""
+    for proc in procs.values():
+        proc.send_signal(signal.SIGINT)
+    for proc in procs.values():
+        try:
+            proc.wait(30)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+
+
 def main(argv: list[str] | None = None) -> None:
-    """Build the input, run the agent process, sample it, write the report."""
+    """Build the input, run the agent's processes, sample them, write the report."""
     p = argparse.ArgumentParser(description=__doc__.strip().split('\n')[0])
     p.add_argument('--minutes', type=float, default=60.0, help='conversation audio to replay')
-    p.add_argument('--realtime-factor', type=float, default=3.0, help='replay speed')
+    p.add_argument('--realtime-factor', type=float, default=1.0, help='replay speed')
     p.add_argument('--oracle-backend', default='llama_cpp')
     p.add_argument('--frontend', choices=['tts', 'moshi'], default='tts')
     p.add_argument('--checkpoint', default='',
-                   help='moshi: checkpoint (default: a tiny random Moshi-shaped one is built)')
+                   help='moshi: checkpoint (default: a tiny random KAME checkpoint is built)')
     p.add_argument('--sample-s', type=float, default=5.0, help='seconds between samples')
+    p.add_argument('--tracemalloc', action='store_true',
+                   help="trace each node's Python heap (slower; growth sites in out/heap/)")
     p.add_argument('--out', type=Path, default=Path('out/soak'))
     opts = p.parse_args(argv)
+    if opts.minutes <= 0 or opts.realtime_factor <= 0 or opts.sample_s <= 0:
+        sys.exit('kame_ros_soak: --minutes, --realtime-factor and --sample-s must be > 0')
     opts.out.mkdir(parents=True, exist_ok=True)
     per_question = ANSWER_WINDOW_S + 2.0
     n = max(1, round(opts.minutes * 60 / per_question))
@@ -196,36 +262,44 @@ def main(argv: list[str] | None = None) -> None:
     config = opts.out / 'soak.yaml'
     agent_config(opts, wav, config)
     observer = Observer()
-    log = open(opts.out / 'agent.log', 'w')
-    agent = subprocess.Popen([sys.executable, '-m', 'kame_ros.run', '--config', str(config)],
-                             stdout=log, stderr=subprocess.STDOUT, env=os.environ.copy())
-    print(f'[soak] agent pid {agent.pid}: {audio_s / 60:.1f} min of audio at '
-          f'{opts.realtime_factor:g}x (log: {opts.out / "agent.log"})', flush=True)
+    procs = start_agent(config, opts.out, opts.tracemalloc)
+    pids = {name: proc.pid for name, proc in procs.items()}
+    print(f'[soak] nodes {pids}: {audio_s / 60:.1f} min of audio at {opts.realtime_factor:g}x '
+          f'(logs: {opts.out}/<node>.log)', flush=True)
     rows: list[dict] = []
     t0 = time.monotonic()
     deadline = t0 + 600 + 2 * audio_s / opts.realtime_factor
     try:
-        while agent.poll() is None and time.monotonic() < deadline:
+        while all(proc.poll() is None for proc in procs.values()) \
+                and time.monotonic() < deadline:
             time.sleep(opts.sample_s)
-            row = sample(observer, agent.pid, t0)
+            row = sample(observer, pids, t0)
             if np.isnan(row['frames']) or np.isnan(row['rss_mb']):
                 continue
             rows.append(row)
             print(f'[soak] {row["audio_s"] / 60:5.1f} / {audio_s / 60:.1f} min audio, '
                   f'RSS {row["rss_mb"]:.0f} MiB, compute p99 {row["compute_ms_p99"]:.1f} ms, '
-                  f'finals {row["stt_finals"]:.0f}', flush=True)
+                  f'dropped {row["dropped_frames"]:.0f}, finals {row["stt_finals"]:.0f}',
+                  flush=True)
             if row['audio_s'] >= audio_s:
                 break
+        # The microphone's trailing silence: sample until every frame is in and processed.
+        settle = time.monotonic() + 20
+        while rows and time.monotonic() < settle:
+            time.sleep(1.5)
+            row = sample(observer, pids, t0)
+            if np.isnan(row['frames']):
+                break
+            done = (row['frames_in'] == rows[-1]['frames_in']
+                    and row['frames_in'] == row['frames'] + row['dropped_frames'])
+            rows.append(row)
+            if done:
+                break
     finally:
-        agent.send_signal(signal.SIGINT)
-        try:
-            agent.wait(30)
-        except subprocess.TimeoutExpired:
-            agent.kill()
+        stop_agent(procs)
         observer.close()
-        log.close()
     if not rows:
-        sys.exit(f'kame_ros_soak: the agent never reported; see {opts.out / "agent.log"}')
+        sys.exit(f'kame_ros_soak: the agent never reported; see the logs in {opts.out}')
     with open(opts.out / 'soak.csv', 'w', newline='') as f:
         writer = csv.DictWriter(f, FIELDS)
         writer.writeheader()
