@@ -74,6 +74,19 @@ def test_exported_runtime_gives_the_torch_tokens(exported, with_oracle):
     assert any(np.abs(a).max() > 100 for a, _ in produced), 'the decoder produced audio'
 
 
+def test_io_binding_keeps_the_state_off_the_host_and_changes_nothing(exported):
+    models, directory = exported
+    bound = ExportedFrontEnd(directory, progress=lambda s: None)
+    copied = ExportedFrontEnd(directory, progress=lambda s: None, binding=False)
+    a = run(models, bound, ORACLE_SCRIPT, 'kame')
+    b = run(models, copied, ORACLE_SCRIPT, 'kame')
+    assert [o.text_token for o in a] == [o.text_token for o in b]
+    assert all(np.array_equal(x.pcm, y.pcm) for x, y in zip(a, b) if x.pcm is not None)
+    state_bytes = sum(t.nbytes for g in copied.graphs.values() for t in g.initial)
+    assert bound.host_state_bytes == 0
+    assert copied.host_state_bytes >= FRAMES * 2 * state_bytes * 0.9, 'every step copied it'
+
+
 def test_manifest_lists_every_graph_and_bad_directories_are_clear(exported, tmp_path):
     models, directory = exported
     manifest = json.loads((directory / 'manifest.json').read_text())

@@ -6,10 +6,14 @@ Benchmark the exported front-end against torch: per-frame compute, same model, s
 For each model size (random weights, Moshi's architecture, 1/8-width
 Mimi), the KAME front-end runs the same frames with the oracle active on
 every frame, first on torch (the baseline), then on the exported graphs
-under onnxruntime (fp32 and, with --int8, int8 weights). Export time is
+under onnxruntime (fp32 and, with --int8, int8 weights): once with the
+streaming state copied through the host every step (plain
+``session.run``, the runtime before IO binding) and once with it kept on
+the device (IO binding, what the node runs). The "state bytes via host
+per frame" column counts what the state copies cost. Export time is
 reported too: a robot pays it once.
 
-    kame_ros_bench_export --sizes tiny small --frames 150 --int8 --out out/bench_export
+    kame_ros_bench_export --sizes tiny small medium --frames 150 --out out/bench_export
 """
 import argparse
 from pathlib import Path
@@ -56,7 +60,8 @@ def main(argv: list[str] | None = None) -> None:
     """Export each size, time torch and the exported runtime, print and write the table."""
     parser = argparse.ArgumentParser(description=__doc__.strip().split('\n')[0])
     parser.add_argument('--frames', type=int, default=150)
-    parser.add_argument('--sizes', nargs='+', default=['tiny', 'small'], choices=list(SIZES))
+    parser.add_argument('--sizes', nargs='+', default=['tiny', 'small', 'medium'],
+                        choices=list(SIZES))
     parser.add_argument('--int8', action='store_true', help='also time int8 weights')
     parser.add_argument('--fp16', action='store_true', help='TensorRT: build fp16 engines')
     parser.add_argument('--device', default='cpu', help='torch baseline device: cpu or cuda')
@@ -65,7 +70,9 @@ def main(argv: list[str] | None = None) -> None:
     opts.out.mkdir(parents=True, exist_ok=True)
     rng = np.random.default_rng(0)
     frames = [(rng.standard_normal(1920) * 3000).astype(np.int16) for _ in range(opts.frames)]
-    rows, series, extra = [], {}, {'export s': [], 'providers': []}
+    rows, series = [], {}
+    extra = {'p50 / torch, same model': [], 'p99 / own p50': [],
+             'state bytes via host per frame': [], 'export s': [], 'providers': []}
     for name in opts.sizes:
         models = build(name, opts.device)
         n_params = sum(p.numel() for p in models.lm.parameters()) / 1e6
@@ -74,6 +81,9 @@ def main(argv: list[str] | None = None) -> None:
         baseline = LatencyStats.of(f'{name} torch ({opts.device})', times)
         rows.append(baseline)
         series[baseline.name] = times
+        extra['p50 / torch, same model'].append('1.00')
+        extra['p99 / own p50'].append(f'{baseline.p99 / baseline.p50:.2f}')
+        extra['state bytes via host per frame'].append('-')
         extra['export s'].append('-')
         extra['providers'].append('-')
         cpu_models = models if opts.device == 'cpu' else build(name, 'cpu')
@@ -82,14 +92,23 @@ def main(argv: list[str] | None = None) -> None:
             directory = export_frontend(cpu_models, opts.out / f'{name}_{precision}', precision,
                                         progress=lambda s: print(f'[bench]   {s}', flush=True))
             export_s = time.perf_counter() - t0
-            runtime = ExportedFrontEnd(directory, fp16=opts.fp16, progress=lambda s: None)
-            print(f'[bench] {name}: exported {precision}, {opts.frames} frames...', flush=True)
-            times = run(models, frames, runtime)
-            stats = LatencyStats.of(f'{name} onnxruntime {precision}', times)
-            rows.append(stats)
-            series[stats.name] = times
-            extra['export s'].append(f'{export_s:.0f}')
-            extra['providers'].append(runtime.provider_names[0])
+            for binding in (False, True):
+                runtime = ExportedFrontEnd(directory, fp16=opts.fp16, progress=lambda s: None,
+                                           binding=binding)
+                how = 'IO binding' if binding else 'state via host'
+                print(f'[bench] {name}: exported {precision}, {how}, {opts.frames} frames...',
+                      flush=True)
+                times = run(models, frames, runtime)
+                stats = LatencyStats.of(f'{name} onnxruntime {precision} ({how})', times)
+                rows.append(stats)
+                series[stats.name] = times
+                extra['p50 / torch, same model'].append(f'{stats.p50 / baseline.p50:.2f}')
+                extra['p99 / own p50'].append(f'{stats.p99 / stats.p50:.2f}')
+                per_frame = runtime.host_state_bytes / len(frames)
+                extra['state bytes via host per frame'].append(f'{per_frame / 1e6:.2f} M'
+                                                               if per_frame else '0')
+                extra['export s'].append(f'{export_s:.0f}' if not binding else '')
+                extra['providers'].append(runtime.provider_names[0])
     report = table(rows, rows[0], extra)
     print('\nPer-frame compute, KAME front-end with the oracle on every frame (budget 80 ms); '
           'p50 / baseline is against the first row\n')

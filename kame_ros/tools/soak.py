@@ -232,6 +232,38 @@ def stop_agent(procs: dict[str, subprocess.Popen]) -> None:
             proc.kill()
 
 
+def observe(observer: Observer, procs: dict[str, subprocess.Popen], pids: dict[str, int],
+            audio_s: float, opts: argparse.Namespace, rows: list[dict]) -> None:
+    """Sample into ``rows`` until the conversation is processed and every frame accounted for."""
+    t0 = time.monotonic()
+    deadline = t0 + 600 + 2 * audio_s / opts.realtime_factor
+    while all(proc.poll() is None for proc in procs.values()) \
+            and time.monotonic() < deadline:
+        time.sleep(opts.sample_s)
+        row = sample(observer, pids, t0)
+        if np.isnan(row['frames']) or np.isnan(row['rss_mb']):
+            continue
+        rows.append(row)
+        print(f'[soak] {row["audio_s"] / 60:5.1f} / {audio_s / 60:.1f} min audio, '
+              f'RSS {row["rss_mb"]:.0f} MiB, compute p99 {row["compute_ms_p99"]:.1f} ms, '
+              f'dropped {row["dropped_frames"]:.0f}, finals {row["stt_finals"]:.0f}',
+              flush=True)
+        if row['audio_s'] >= audio_s:
+            break
+    # The microphone's trailing silence: sample until every frame is in and processed.
+    settle = time.monotonic() + 20
+    while rows and time.monotonic() < settle:
+        time.sleep(1.5)
+        row = sample(observer, pids, t0)
+        if np.isnan(row['frames']):
+            break
+        done = (row['frames_in'] == rows[-1]['frames_in']
+                and row['frames_in'] == row['frames'] + row['dropped_frames'])
+        rows.append(row)
+        if done:
+            break
+
+
 def main(argv: list[str] | None = None) -> None:
     """Build the input, run the agent's processes, sample them, write the report."""
     p = argparse.ArgumentParser(description=__doc__.strip().split('\n')[0])
@@ -267,34 +299,10 @@ def main(argv: list[str] | None = None) -> None:
     print(f'[soak] nodes {pids}: {audio_s / 60:.1f} min of audio at {opts.realtime_factor:g}x '
           f'(logs: {opts.out}/<node>.log)', flush=True)
     rows: list[dict] = []
-    t0 = time.monotonic()
-    deadline = t0 + 600 + 2 * audio_s / opts.realtime_factor
     try:
-        while all(proc.poll() is None for proc in procs.values()) \
-                and time.monotonic() < deadline:
-            time.sleep(opts.sample_s)
-            row = sample(observer, pids, t0)
-            if np.isnan(row['frames']) or np.isnan(row['rss_mb']):
-                continue
-            rows.append(row)
-            print(f'[soak] {row["audio_s"] / 60:5.1f} / {audio_s / 60:.1f} min audio, '
-                  f'RSS {row["rss_mb"]:.0f} MiB, compute p99 {row["compute_ms_p99"]:.1f} ms, '
-                  f'dropped {row["dropped_frames"]:.0f}, finals {row["stt_finals"]:.0f}',
-                  flush=True)
-            if row['audio_s'] >= audio_s:
-                break
-        # The microphone's trailing silence: sample until every frame is in and processed.
-        settle = time.monotonic() + 20
-        while rows and time.monotonic() < settle:
-            time.sleep(1.5)
-            row = sample(observer, pids, t0)
-            if np.isnan(row['frames']):
-                break
-            done = (row['frames_in'] == rows[-1]['frames_in']
-                    and row['frames_in'] == row['frames'] + row['dropped_frames'])
-            rows.append(row)
-            if done:
-                break
+        observe(observer, procs, pids, audio_s, opts, rows)
+    except KeyboardInterrupt:
+        print('[soak] interrupted: the report covers what was sampled', flush=True)
     finally:
         stop_agent(procs)
         observer.close()

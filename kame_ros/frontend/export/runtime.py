@@ -5,10 +5,24 @@ Run the exported front-end graphs on onnxruntime: TensorRT, then CUDA, then CPU.
 
 The same code runs in CI on the CPU provider and on a Jetson with the
 TensorRT provider (engines built on first use and cached on disk, so a
-robot pays the build once). Each graph keeps its own state between calls;
-``attach`` hands the temporal and depth graphs to moshi's LMGen in place of
-its torch (or CUDA-graphed) step functions, so moshi's own code still does
-the delays, token cache and sampling, draw for draw.
+robot pays the build once). ``attach`` hands the temporal and depth graphs
+to moshi's LMGen in place of its torch (or CUDA-graphed) step functions,
+so moshi's own code still does the delays, token cache and sampling, draw
+for draw.
+
+Streaming state never leaves the device. Every graph's state lives in
+torch tensors where the provider computes (host memory for the CPU
+provider, GPU memory for CUDA and TensorRT), bound to the session by
+pointer (onnxruntime IO binding); each step writes the new state into a
+second set of tensors and the two sets swap (ping-pong), so a step copies
+nothing and allocates nothing for its state. A Moshi-7B temporal KV cache
+is ~1.5 GB: copying it through numpy every 80 ms, as plain
+``session.run`` does, cannot hold 12.5 frames/s on any device. Step
+inputs and outputs are bound the same way to tensors on the device, so
+moshi samples from logits where they are; only the microphone samples
+going in, the speaker samples coming out and the sampled tokens moshi
+itself moves ever reach the host. ``binding=False`` runs the old
+host-copy path, for the benchmark's before/after.
 """
 import json
 from pathlib import Path
@@ -21,6 +35,11 @@ import torch
 from kame_ros.frontend.export.layout import ExportError, INITIAL_STATE, MANIFEST
 
 PROVIDER_ORDER = ('TensorrtExecutionProvider', 'CUDAExecutionProvider', 'CPUExecutionProvider')
+ORT_TYPES = {'tensor(float)': torch.float32, 'tensor(float16)': torch.float16,
+             'tensor(int64)': torch.int64, 'tensor(bool)': torch.bool,
+             'tensor(int32)': torch.int32}
+NUMPY_OF = {torch.float32: np.float32, torch.float16: np.float16, torch.int64: np.int64,
+            torch.bool: np.bool_, torch.int32: np.int32}
 
 
 def providers(cache_dir: Path, fp16: bool = False) -> list:
@@ -42,12 +61,19 @@ def providers(cache_dir: Path, fp16: bool = False) -> list:
     return chosen
 
 
+def device_of(provider_names: list[str]) -> torch.device:
+    """Return where the first provider computes: its tensors live there."""
+    gpu = provider_names and provider_names[0] != 'CPUExecutionProvider'
+    return torch.device('cuda' if gpu and torch.cuda.is_available() else 'cpu')
+
+
 class StatefulGraph:
-    """One exported step graph and the state it carries from call to call."""
+    """One exported step graph and the state it carries from call to call, on its device."""
 
     def __init__(self, path: Path, entry: dict, initial: list[np.ndarray], providers: list,
-                 threads: int = 0) -> None:
-        """Open an inference session on ``path``."""
+                 threads: int = 0, device: torch.device = torch.device('cpu'),
+                 binding: bool = True) -> None:
+        """Open an inference session on ``path``; state and outputs live on ``device``."""
         import onnxruntime as ort
         options = ort.SessionOptions()
         if threads:
@@ -56,30 +82,78 @@ class StatefulGraph:
             self.session = ort.InferenceSession(str(path), options, providers=providers)
         except Exception as err:  # noqa: B902 - onnxruntime raises its own exception types
             raise ExportError(f'{path}: {err}') from err
+        self.device = device
+        self.binding = binding
         self.inputs = entry['inputs']
         self.state_in = [f'state_in.{n}' for n in entry['state']]
-        self.initial = initial
-        self.state = list(initial)
+        outputs = self.session.get_outputs()
+        n = len(outputs) - len(self.state_in)
+        self.outputs = [o.name for o in outputs[:n]]
+        self.state_out = [o.name for o in outputs[n:]]
+        self.initial = [torch.from_numpy(np.ascontiguousarray(a)).to(device) for a in initial]
+        self.state = [t.clone() for t in self.initial]
+        self._spare = [t.clone() for t in self.initial]
+        self._out = [torch.empty(o.shape, dtype=ORT_TYPES[o.type], device=device)
+                     for o in outputs[:n]]
+        self.host_state_bytes = 0  # state bytes that went through the host (binding=False)
 
     def reset(self) -> None:
-        """Start a fresh stream."""
-        self.state = list(self.initial)
+        """Start a fresh stream (a copy on the device)."""
+        for tensor, initial in zip(self.state, self.initial):
+            tensor.copy_(initial)
 
-    def run(self, *inputs: np.ndarray) -> list[np.ndarray]:
-        """Run one step; keep the new state; return the step's own outputs."""
-        feeds = dict(zip(self.inputs, inputs))
-        feeds.update(zip(self.state_in, self.state))
+    def continue_from(self, other: 'StatefulGraph') -> None:
+        """Start from another graph's state (the next codebook's depth step; on the device)."""
+        for tensor, source in zip(self.state, other.state):
+            tensor.copy_(source)
+
+    def run(self, *inputs: torch.Tensor) -> list[torch.Tensor]:
+        """
+        Run one step; keep the new state; return the step's own outputs.
+
+        The outputs are this graph's buffers, valid until its next run.
+        """
+        if not self.binding:
+            return self._run_through_host(inputs)
+        binding = self.session.io_binding()
+        kind, index = self.device.type, self.device.index or 0
+        held = [t.to(self.device).contiguous() for t in inputs]  # alive until the run ends
+        for name, tensor in zip(self.inputs, held):
+            self._bind(binding.bind_input, name, tensor, kind, index)
+        for name, tensor in zip(self.state_in, self.state):
+            self._bind(binding.bind_input, name, tensor, kind, index)
+        for name, tensor in zip(self.outputs, self._out):
+            self._bind(binding.bind_output, name, tensor, kind, index)
+        for name, tensor in zip(self.state_out, self._spare):
+            self._bind(binding.bind_output, name, tensor, kind, index)
+        self.session.run_with_iobinding(binding)
+        self.state, self._spare = self._spare, self.state
+        return list(self._out)
+
+    @staticmethod
+    def _bind(bind: Callable, name: str, tensor: torch.Tensor, kind: str, index: int) -> None:
+        # An empty tensor has no memory to point at: bound as a host buffer, nothing is copied.
+        kind = kind if tensor.numel() else 'cpu'
+        buffer = tensor.data_ptr() if tensor.numel() else np.empty(0, NUMPY_OF[tensor.dtype])
+        bind(name, kind, index, NUMPY_OF[tensor.dtype], list(tensor.shape),
+             buffer if isinstance(buffer, int) else buffer.ctypes.data)
+
+    def _run_through_host(self, inputs: tuple[torch.Tensor, ...]) -> list[torch.Tensor]:
+        """Run with plain ``session.run``: every state tensor copied out and back in."""
+        feeds = {name: t.cpu().numpy() for name, t in zip(self.inputs, inputs)}
+        feeds.update({name: t.cpu().numpy() for name, t in zip(self.state_in, self.state)})
         results = self.session.run(None, feeds)
-        n = len(results) - len(self.state)
-        self.state = results[n:]
-        return results[:n]
+        n = len(self.outputs)
+        self.state = [torch.from_numpy(r).to(self.device) for r in results[n:]]
+        self.host_state_bytes += sum(2 * r.nbytes for r in results[n:])
+        return [torch.from_numpy(r).to(self.device) for r in results[:n]]
 
 
 class ExportedFrontEnd:
     """Mimi encode/decode and the LM steps, from an exported directory."""
 
     def __init__(self, directory: Path, fp16: bool = False, threads: int = 0,
-                 progress: Callable[[str], None] = print) -> None:
+                 progress: Callable[[str], None] = print, binding: bool = True) -> None:
         """Load the manifest, the initial state and one session per graph."""
         directory = Path(directory)
         if not (directory / MANIFEST).is_file():
@@ -91,7 +165,9 @@ class ExportedFrontEnd:
             raise ExportError(f'{directory / INITIAL_STATE}: {err}') from err
         self.providers = providers(directory / 'trt_cache', fp16)
         self.provider_names = [p if isinstance(p, str) else p[0] for p in self.providers]
-        progress(f'onnxruntime providers: {", ".join(self.provider_names)}')
+        self.device = device_of(self.provider_names)
+        progress(f'onnxruntime providers: {", ".join(self.provider_names)} '
+                 f'(state on {self.device})')
         self.graphs: dict[str, StatefulGraph] = {}
         for name, entry in manifest['graphs'].items():
             progress(f'loading {entry["file"]}')
@@ -101,10 +177,16 @@ class ExportedFrontEnd:
                 raise ExportError(f'{directory}: initial state of {name} missing ({err})') \
                     from err
             self.graphs[name] = StatefulGraph(directory / entry['file'], entry, state,
-                                              self.providers, threads)
+                                              self.providers, threads, self.device, binding)
         self.dep_q = manifest['dep_q']
         self.dim = manifest['dim']
         self.precision = manifest['precision']
+        self._no_condition = torch.zeros((1, 1, self.dim), device=self.device)
+
+    @property
+    def host_state_bytes(self) -> int:
+        """State bytes copied between host and graphs so far (0 with IO binding)."""
+        return sum(g.host_state_bytes for g in self.graphs.values())
 
     def reset(self) -> None:
         """Start a fresh conversation in every graph."""
@@ -118,41 +200,37 @@ class ExportedFrontEnd:
 
     def encode(self, pcm: torch.Tensor) -> torch.Tensor:
         """Return one frame's audio codes, like ``mimi.encode`` in streaming mode."""
-        codes, = self.graphs['mimi_encode'].run(pcm.float().cpu().numpy())
-        return torch.from_numpy(codes).to(pcm.device)
+        codes, = self.graphs['mimi_encode'].run(pcm.float())
+        return codes.clone().to(pcm.device)
 
     def decode(self, codes: torch.Tensor) -> torch.Tensor:
         """Return one frame's audio, like ``mimi.decode`` in streaming mode."""
-        pcm, = self.graphs['mimi_decode'].run(codes.cpu().numpy())
-        return torch.from_numpy(pcm).to(codes.device)
+        pcm, = self.graphs['mimi_decode'].run(codes)
+        return pcm.clone().to(codes.device)
 
     def temporal(self, tokens: torch.Tensor, condition_sum: torch.Tensor | None,
                  condition_cross: torch.Tensor | None = None) -> tuple:
         """Stand in for ``LMModel.forward_text`` (no condition = zeros: the sum is unchanged)."""
         if condition_cross is not None:
             raise ExportError('cross-attention conditioning is not exported')
-        if condition_sum is None:
-            condition = np.zeros((tokens.shape[0], 1, self.dim), np.float32)
-        else:
-            condition = condition_sum.float().cpu().numpy()
-        out, logits = self.graphs['temporal'].run(tokens.cpu().numpy(), condition)
-        return torch.from_numpy(out), torch.from_numpy(logits)
+        condition = self._no_condition if condition_sum is None else condition_sum.float()
+        out, logits = self.graphs['temporal'].run(tokens, condition)
+        return out, logits
 
     def depth_step(self, lm_gen) -> Callable[[torch.Tensor, torch.Tensor], torch.Tensor]:
         """Stand in for ``LMGen.depformer_step``: one graph per codebook, moshi's sampling."""
         from moshi.utils.sampling import sample_token
 
         def step(text_token: torch.Tensor, transformer_out: torch.Tensor) -> torch.Tensor:
-            out = transformer_out.float().cpu().numpy()
             previous, tokens = text_token, []
             for k in range(self.dep_q):
                 graph = self.graphs[f'depth_{k}']
                 if k == 0:
                     graph.reset()
                 else:
-                    graph.state = list(self.graphs[f'depth_{k - 1}'].state)
-                logits, = graph.run(previous[:, None, None].cpu().numpy(), out)
-                token = sample_token(torch.from_numpy(logits), lm_gen.use_sampling, lm_gen.temp,
+                    graph.continue_from(self.graphs[f'depth_{k - 1}'])
+                logits, = graph.run(previous[:, None, None], transformer_out)
+                token = sample_token(logits.float(), lm_gen.use_sampling, lm_gen.temp,
                                      lm_gen.top_k)[:, 0, 0]
                 tokens.append(token)
                 previous = token
