@@ -17,5 +17,8 @@ PYTHONPATH=$PWD $PY -m kame_ros.bench.frontend --device cuda --dtype bfloat16 --
 # torch (cuda) vs onnxruntime with the best provider, same random-weight model, same run.
 $PY -m pip install -q onnx onnxscript==0.7.2 onnxruntime-gpu 2>&1 | tail -1 || true
 $PY -c "import onnxruntime as o; print('onnxruntime', o.__version__, o.get_available_providers())"
-PYTHONPATH=$PWD $PY -m kame_ros.bench.export --device cuda --fp16 --sizes small large \
-  --frames "${FRAMES:-200}" --out "${OUT:-out}/bench_export_gpu"
+# State stays on the GPU (IO binding); rows with the state copied through the host show the
+# difference. EXPORT_7B=1 adds the Moshi-7B shape (its export needs ~32 GB of host RAM).
+PYTHONPATH=$PWD $PY -m kame_ros.bench.export --device cuda --fp16 --precisions fp32 fp16 \
+  --sizes small large ${EXPORT_7B:+moshi7b} --frames "${FRAMES:-200}" \
+  --out "${OUT:-out}/bench_export_gpu"

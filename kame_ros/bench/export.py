@@ -6,7 +6,7 @@ Benchmark the exported front-end against torch: per-frame compute, same model, s
 For each model size (random weights, Moshi's architecture, 1/8-width
 Mimi), the KAME front-end runs the same frames with the oracle active on
 every frame, first on torch (the baseline), then on the exported graphs
-under onnxruntime (fp32 and, with --int8, int8 weights): once with the
+under onnxruntime (each of ``--precisions``): once with the
 streaming state copied through the host every step (plain
 ``session.run``, the runtime before IO binding) and once with it kept on
 the device (IO binding, what the node runs). The "state bytes via host
@@ -25,7 +25,7 @@ import torch
 from kame_ros.bench.frontend import _WordTokenizer, lm_kwargs, SIZES, small_mimi
 from kame_ros.bench.report import LatencyStats, plot_frames, table
 from kame_ros.frontend.checkpoint import FrontEndModels
-from kame_ros.frontend.export.exporter import export_frontend
+from kame_ros.frontend.export.exporter import export_frontend, PRECISIONS
 from kame_ros.frontend.export.runtime import ExportedFrontEnd
 from kame_ros.frontend.moshi_engine import MoshiFrontEnd
 from kame_ros.oracle.events import OracleEvent
@@ -62,7 +62,8 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument('--frames', type=int, default=150)
     parser.add_argument('--sizes', nargs='+', default=['tiny', 'small', 'medium'],
                         choices=list(SIZES))
-    parser.add_argument('--int8', action='store_true', help='also time int8 weights')
+    parser.add_argument('--precisions', nargs='+', default=['fp32'], choices=PRECISIONS,
+                        help='exported precisions to time (fp16, int8w: the LM graphs)')
     parser.add_argument('--fp16', action='store_true', help='TensorRT: build fp16 engines')
     parser.add_argument('--device', default='cpu', help='torch baseline device: cpu or cuda')
     parser.add_argument('--out', type=Path, default=Path('out/bench_export'))
@@ -87,7 +88,7 @@ def main(argv: list[str] | None = None) -> None:
         extra['export s'].append('-')
         extra['providers'].append('-')
         cpu_models = models if opts.device == 'cpu' else build(name, 'cpu')
-        for precision in ['fp32'] + (['int8'] if opts.int8 else []):
+        for precision in opts.precisions:
             t0 = time.perf_counter()
             directory = export_frontend(cpu_models, opts.out / f'{name}_{precision}', precision,
                                         progress=lambda s: print(f'[bench]   {s}', flush=True))

@@ -80,7 +80,8 @@ class FrontEndNode(LifecycleNode):
                                 'onnx: exported graphs; exported there on first use; empty = '
                                 '~/.cache/kame_ros/onnx/<checkpoint>-<precision>')
         self.onnx_precision = declare(self, 'onnx_precision', 'fp32',
-                                      'onnx: fp32, or int8 (dynamic int8 weights, CPU)')
+                                      'onnx: fp32, int8 (dynamic, CPU), or the LM graphs in fp16 '
+                                      'or int8w (weight-only int8)')
         self.trt_fp16 = declare(self, 'trt_fp16', False, 'onnx on TensorRT: fp16 engines')
         self.voice = declare(self, 'voice', 'heart', 'tts: hibari voice')
         self.acknowledgement = declare(self, 'acknowledgement', 'Okay.',

@@ -34,7 +34,11 @@ from kame_ros.frontend.export.slots import find_slots, set_step_counters, Slot, 
 
 ENCODER_PARTS = ('encoder', 'encoder_transformer', 'downsample')
 DECODER_PARTS = ('upsample', 'decoder_transformer', 'decoder')
-PRECISIONS = ('fp32', 'int8')
+# fp32; int8: dynamic int8 (weights and activations, CPU); fp16: the LM graphs converted to
+# float16 (inputs, outputs and state stay float32 at the graph boundary); int8w: weight-only
+# int8 for the LM graphs (MatMulNBits, 8 bits, a scale per block of 32; activations float).
+PRECISIONS = ('fp32', 'int8', 'fp16', 'int8w')
+LM_GRAPHS = ('temporal', 'depth_')
 
 
 def _export(graph: StepGraph, args: tuple, inputs: list[str], outputs: list[str],
@@ -80,6 +84,26 @@ def _quantize_int8(path: Path) -> None:
     tmp.unlink()
 
 
+def _to_fp16(path: Path) -> None:
+    """Convert a graph's weights and arithmetic to float16 (onnxruntime's converter), in place."""
+    import onnx
+    from onnxruntime.transformers.float16 import convert_float_to_float16
+    onnx.save(convert_float_to_float16(onnx.load(str(path)), keep_io_types=True), str(path))
+
+
+def _weight_only_int8(path: Path) -> None:
+    """Int8 MatMul weights with a float scale per block of 32, activations float, in place."""
+    import onnx
+    from onnxruntime.quantization.matmul_nbits_quantizer import MatMulNBitsQuantizer
+    quantizer = MatMulNBitsQuantizer(onnx.load(str(path)), bits=8, block_size=32,
+                                     is_symmetric=True)
+    quantizer.process()
+    onnx.save(quantizer.model.model, str(path))
+
+
+CONVERT = {'int8': _quantize_int8, 'fp16': _to_fp16, 'int8w': _weight_only_int8}
+
+
 def export_frontend(models: FrontEndModels, directory: Path, precision: str = 'fp32',
                     progress: Callable[[str], None] = print) -> Path:
     """Write every graph, the manifest and the initial state into ``directory``."""
@@ -100,8 +124,9 @@ def export_frontend(models: FrontEndModels, directory: Path, precision: str = 'f
                                            directory / f'{name}.onnx')
         for slot, value in zip(graph.slots, args[len(inputs):]):
             initial[f'{name}/{slot.name}'] = value.cpu().numpy()
-        if precision == 'int8' and name != 'mimi_encode':
-            _quantize_int8(directory / f'{name}.onnx')
+        converted = name != 'mimi_encode' if precision == 'int8' else name.startswith(LM_GRAPHS)
+        if precision in CONVERT and converted:
+            CONVERT[precision](directory / f'{name}.onnx')
 
     with no_compile(), torch.no_grad():
         pcm = torch.zeros(1, 1, FRAME_SAMPLES, device=lm.device)

@@ -95,7 +95,26 @@ class StatefulGraph:
         self._spare = [t.clone() for t in self.initial]
         self._out = [torch.empty(o.shape, dtype=ORT_TYPES[o.type], device=device)
                      for o in outputs[:n]]
+        declared = {i.name: i for i in self.session.get_inputs()}
+        self._in = [torch.empty(declared[name].shape, dtype=ORT_TYPES[declared[name].type],
+                                device=device) for name in self.inputs]
+        # Every buffer is fixed, so the two bindings (state A -> B, then B -> A) are made once.
+        self._bindings = [self._binding(self.state, self._spare),
+                          self._binding(self._spare, self.state)] if binding else []
+        self._phase = 0
         self.host_state_bytes = 0  # state bytes that went through the host (binding=False)
+
+    def _binding(self, state: list[torch.Tensor], new_state: list[torch.Tensor]):
+        """Bind inputs, ``state`` -> outputs, ``new_state`` by pointer, once."""
+        binding = self.session.io_binding()
+        kind, index = self.device.type, self.device.index or 0
+        for names, tensors, bind in ((self.inputs, self._in, binding.bind_input),
+                                     (self.state_in, state, binding.bind_input),
+                                     (self.outputs, self._out, binding.bind_output),
+                                     (self.state_out, new_state, binding.bind_output)):
+            for name, tensor in zip(names, tensors):
+                self._bind(bind, name, tensor, kind, index)
+        return binding
 
     def reset(self) -> None:
         """Start a fresh stream (a copy on the device)."""
@@ -115,18 +134,10 @@ class StatefulGraph:
         """
         if not self.binding:
             return self._run_through_host(inputs)
-        binding = self.session.io_binding()
-        kind, index = self.device.type, self.device.index or 0
-        held = [t.to(self.device).contiguous() for t in inputs]  # alive until the run ends
-        for name, tensor in zip(self.inputs, held):
-            self._bind(binding.bind_input, name, tensor, kind, index)
-        for name, tensor in zip(self.state_in, self.state):
-            self._bind(binding.bind_input, name, tensor, kind, index)
-        for name, tensor in zip(self.outputs, self._out):
-            self._bind(binding.bind_output, name, tensor, kind, index)
-        for name, tensor in zip(self.state_out, self._spare):
-            self._bind(binding.bind_output, name, tensor, kind, index)
-        self.session.run_with_iobinding(binding)
+        for buffer, value in zip(self._in, inputs):
+            buffer.copy_(value.reshape(buffer.shape))
+        self.session.run_with_iobinding(self._bindings[self._phase])
+        self._phase ^= 1
         self.state, self._spare = self._spare, self.state
         return list(self._out)
 
