@@ -99,7 +99,8 @@ def test_frontend_and_stt_lifecycle_by_hand(ros, processes, tmp_path):
     assert wait_for(lambda: mic.get_subscription_count() == 2, 30)
     speak(1)
     assert finals == ['Where is the kitchen?'], finals
-    assert 'Okay.' in ''.join(words) and frames_out, 'active: heard and answered'
+    # (The acknowledgement is skipped when the scripted reply is ready before the final.)
+    assert 'down the hall' in ''.join(words) and frames_out, 'active: heard and answered'
 
     for manager in (frontend, stt):
         manager.transition(Transition.TRANSITION_DEACTIVATE)

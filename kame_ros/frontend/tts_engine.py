@@ -14,15 +14,14 @@ A newer final reply interrupts the one being spoken.
 
 Turn-taking, so a user who pauses mid-thought hears one "Okay." and one
 answer, not one per pause: a user turn gets at most one acknowledgement
-(the next one only after the agent has started answering), none when the
-answer to that very final is already synthesized when the acknowledgement
-would start, and a reply that has not started yet waits while the user is
-speaking again (the STT's voice activity; at most ``MAX_HOLD_FRAMES``, so a
-stuck VAD cannot silence the agent). A user who goes on talking within
-``CONTINUATION_FRAMES`` of the reply's start was not finished: the reply
-stops there and the turn goes on (no second acknowledgement). Later, a
-reply already playing is not cut by voice activity (only by a newer final
-reply), so residual echo of the robot's own voice cannot silence it.
+(the next one only once the agent has been answering for
+``ANSWERED_FRAMES``: a final that comes sooner continues the same turn),
+none when the answer to that very final is already synthesized when the
+acknowledgement would start, and a reply that has not started yet waits
+while the user is in a turn (the STT's ``user_speaking``; at most
+``MAX_HOLD_FRAMES``, so a stuck flag cannot silence the agent). Voice
+activity never cuts a reply that is playing (only a newer final reply
+does), so residual echo of the robot's own voice cannot silence it.
 """
 from dataclasses import dataclass
 import queue
@@ -67,7 +66,7 @@ def normalized(text: str) -> str:
 
 ACK_TRIM_LEVEL = 200  # int16 amplitude below which the acknowledgement's edges are silence
 MAX_HOLD_FRAMES = 50  # a reply waits at most 4 s for the user to stop speaking
-CONTINUATION_FRAMES = 12  # the user speaking within 0.96 s of a reply's start continues the turn
+ANSWERED_FRAMES = 20  # 1.6 s of reply played: the turn was answered, the next final is a new one
 SAY_REPLY = (-1, -1)  # jobs of say requests: never superseded by oracle replies
 
 
@@ -108,10 +107,9 @@ class TtsFrontEnd:
         self._reply_utterance = -1
         self._reply_started = False
         self._reply_frames = 0  # frames of the current reply played
-        self._cut_reply = (0, 0)  # a reply stopped because the user went on: say no more of it
         self._pending_ack: int | None = None  # utterance whose acknowledgement is due
         self._acked_utterance = -1  # the utterance the last acknowledgement answered
-        self._acked_turn = False  # acknowledged, and the agent has not started answering
+        self._acked_turn = False  # acknowledged, and the agent has not answered yet
         self._user_speaking = False
         self._held_frames = 0
         self.acks = 0
@@ -143,10 +141,6 @@ class TtsFrontEnd:
         with self._audio_lock:
             self._user_speaking = speaking
             self._held_frames = 0
-            if speaking and self._reply_started and self._reply_frames < CONTINUATION_FRAMES:
-                self._audio, self._marks = np.zeros(0, np.int16), []
-                self._cut_reply, self._reply_started = self.reply, False
-                self._acked_turn = True
 
     def _acknowledge(self) -> None:
         """Queue the due acknowledgement unless the answer to that final is ready (locked)."""
@@ -247,7 +241,7 @@ class TtsFrontEnd:
                                         in word_marks(job.text, start, len(samples))]
                     self._say_marks.append((start + len(samples) - 1, '', job.on_done))
                     self._say_audio = np.concatenate([self._say_audio, samples])
-                elif job.reply == self.reply and job.reply != self._cut_reply:
+                elif job.reply == self.reply:
                     self._marks += word_marks(job.text, len(self._audio), len(samples))
                     self._audio = np.concatenate([self._audio, samples])
 
@@ -276,8 +270,11 @@ class TtsFrontEnd:
             else:
                 out, self._audio, n = self._pop(self._audio)
                 if n and not self._reply_started:
-                    self._reply_started, self._acked_turn, self._reply_frames = True, False, 0
-                self._reply_frames += 1
+                    self._reply_started, self._reply_frames = True, 0
+                if n:
+                    self._reply_frames += 1
+                    if self._reply_frames == ANSWERED_FRAMES or not len(self._audio):
+                        self._acked_turn = False  # answered (or the whole reply was shorter)
                 started = [text for offset, text in self._marks if offset < n]
                 self._marks = [(offset - n, text) for offset, text in self._marks
                                if offset >= n]
