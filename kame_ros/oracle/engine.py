@@ -76,6 +76,7 @@ class OracleEngine:
         self._stop = threading.Event()
         self._wake = threading.Event()
         self._poller: threading.Thread | None = None
+        self._generation: threading.Thread | None = None
 
     def submit(self, event: TranscriptEvent) -> None:
         """
@@ -120,6 +121,11 @@ class OracleEngine:
                 self._current[1].set()
         if self._poller is not None:
             self._poller.join(timeout=2.0)
+        # A native backend (llama.cpp) must not be mid-token while the process exits: the
+        # cancelled stream ends at its next token. A hung server thread is abandoned.
+        generation = self._generation
+        if generation is not None:
+            generation.join(timeout=5.0)
 
     def _poll_loop(self) -> None:
         period = self.scheduler.config.poll_interval_s
@@ -147,8 +153,10 @@ class OracleEngine:
             self.stats.restarts += 1
             if self._on_prompt is not None:
                 self._on_prompt(restart, messages)
-        threading.Thread(target=self._generate, args=(restart, cancel, messages, guard),
-                         daemon=True, name=f'oracle-gen-{restart.reply_id}').start()
+        self._generation = threading.Thread(target=self._generate,
+                                            args=(restart, cancel, messages, guard),
+                                            daemon=True, name=f'oracle-gen-{restart.reply_id}')
+        self._generation.start()
         return restart
 
     def _is_current(self, restart: Restart) -> bool:

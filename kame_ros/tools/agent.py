@@ -83,6 +83,14 @@ def kept_up(node, published: int) -> bool:
     return getattr(node.engine, 'idle', True)
 
 
+def settled(node) -> bool:
+    """Tell whether ``node`` has no frame queued and its engine is not working on one."""
+    worker = getattr(node, 'worker', None)
+    if worker is not None and len(worker):
+        return False
+    return node.engine is None or getattr(node.engine, 'idle', True)
+
+
 def wait_ready(nodes: list, timeout_s: float) -> None:
     """Block until every lifecycle node loaded its model (or one of them failed)."""
     end = time.monotonic() + timeout_s
@@ -111,6 +119,8 @@ def run_agent(opts: argparse.Namespace, ros_args: list[str]) -> AgentMonitor:
         print(f'kame_ros_agent: starting {", ".join(names)} (models load now)...', flush=True)
         agents = [spinner.add(node_class(name)()) for name in names]
         spinner.add(monitor)
+        # Under load Whisper may still be reading the last utterance when everything is quiet.
+        monitor.working = lambda: [node.get_name() for node in agents if not settled(node)]
         wait_ready(agents, opts.ready_timeout_s)
         print('kame_ros_agent: ready', flush=True)
         # Microphone subscribers: stt, frontend, the monitor (and its bag recorder).

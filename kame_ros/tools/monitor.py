@@ -13,6 +13,7 @@ a headless run is over: input finished and the agent quiet for ``idle_s``.
 from pathlib import Path
 import threading
 import time
+from typing import Callable
 
 import numpy as np
 from rclpy.node import Node
@@ -50,6 +51,7 @@ class AgentMonitor(Node):
         self._last_activity = time.monotonic()
         self.answered: set[int] = set()  # utterances whose final reply is done
         self.expect_replies = True
+        self.working: Callable[[], list[str]] = list  # agent nodes still processing input
         self.error = ''
         self._in_turn = False
         self.inputs = [
@@ -62,9 +64,10 @@ class AgentMonitor(Node):
             TextInput(self, FRONTEND_TEXT, self._on_frontend_text, (AgentText.TYPE,),
                       AgentText.from_event),
         ]
-        # The VAD's end of speech closes a turn even when Whisper heard only noise (no final).
+        # The STT's voice activity opens a turn before any transcript exists (a loaded Whisper
+        # may take seconds), and its end closes one even when Whisper heard only noise.
         self.create_subscription(USER_SPEAKING.msg_type, USER_SPEAKING.name,
-                                 lambda msg: msg.data or setattr(self, '_in_turn', False),
+                                 lambda msg: setattr(self, '_in_turn', msg.data),
                                  USER_SPEAKING.qos)
         self.recorder = BagRecorder(self, bag, AGENT_TOPICS) if bag is not None else None
         if self.finished is not None:
@@ -127,6 +130,9 @@ class AgentMonitor(Node):
 
     def incomplete(self) -> str:
         """Say what the conversation still waits for ('' when it is complete)."""
+        busy = self.working()
+        if busy:
+            return f'{", ".join(busy)} still processing the input'
         if self._in_turn:
             return 'the user turn has partial transcripts but no final yet'
         unanswered = [e.utterance_id for e in self.finals if e.utterance_id not in self.answered]
