@@ -1,13 +1,14 @@
 # Copyright 2026 kame_ros developers
 # SPDX-License-Identifier: Apache-2.0
 """The oracle node over DDS: KAME's restart rules, ordering, bad input, a real answer."""
+import json
 import time
 
 import pytest
 from std_msgs.msg import String
 
 from kame_ros.oracle.events import APPEND, DONE
-from kame_ros.ros.topics import DIAGNOSTICS
+from kame_ros.ros.topics import DIAGNOSTICS, ORACLE_PROMPT
 from kame_ros.wire.text import encode_event
 from oracle_harness import OracleDriver
 
@@ -17,9 +18,14 @@ def test_restart_rules_order_and_rate_limit_over_dds(ros, processes, tiny_llama)
                              '-p', f'model:={tiny_llama}', '-p', 'quantization:=none',
                              '-p', 'poll_interval_s:=0.2', '-p', 'max_tokens:=30')
     drv = OracleDriver(ros)
-    diags = []
+    diags, restarts_ns = [], []
     drv.node.create_subscription(DIAGNOSTICS.msg_type, DIAGNOSTICS.name, diags.append,
                                  DIAGNOSTICS.qos)
+    # Each generation's prompt goes out the moment the scheduler restarts (under its lock);
+    # a reply's reset goes out later, with its first complete clause.
+    drv.node.create_subscription(ORACLE_PROMPT.msg_type, ORACLE_PROMPT.name,
+                                 lambda m: restarts_ns.append(json.loads(m.data)['stamp_ns']),
+                                 ORACLE_PROMPT.qos)
     drv.wait_ready()
 
     drv.say('what', 1, 0)
@@ -45,10 +51,9 @@ def test_restart_rules_order_and_rate_limit_over_dds(ros, processes, tiny_llama)
         drv.say(' '.join(words), 2, i)
         time.sleep(0.1)
     time.sleep(0.5)
-    times = [stamp / 1e9 for stamp, (_, e) in zip(drv.stamps_ns, drv.events)
-             if e.kind == 'oracle.reset' and stamp >= t0]
+    times = [stamp / 1e9 for stamp in restarts_ns if stamp >= t0]
     assert len(times) >= 8, 'the poller must keep restarting while words arrive'
-    for t in times:  # emission stamps trail the scheduler's clock by well under 50 ms
+    for t in times:  # prompt stamps trail the scheduler's clock by well under 50 ms
         assert sum(1 for u in times if t <= u < t + 1.95) <= 5, 'rate limit broken'
     drv.assert_most_recent_wins()
 
