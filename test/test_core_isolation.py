@@ -24,17 +24,23 @@ def core_modules() -> list[str]:
                   if p.name != '__init__.py')
 
 
+def loaded_packages(modules: list[str], packages: tuple[str, ...]) -> str:
+    """Import ``modules`` in a fresh interpreter; return which of ``packages`` got loaded."""
+    code = ('import importlib, sys\n'
+            f'for m in {modules!r}: importlib.import_module(m)\n'
+            f'bad = {{m.split(".")[0] for m in sys.modules}} & set({packages!r})\n'
+            'print(",".join(sorted(bad)))\n')
+    out = subprocess.run([sys.executable, '-c', code], capture_output=True, text=True,
+                         check=True, cwd=ROOT)
+    return out.stdout.strip()
+
+
 def test_core_modules_do_not_import_ros():
     core = core_modules()
     assert {m.split('.')[1] for m in core} == set(CORE)
     assert 'kame_ros.oracle.backends.llama' in core and 'kame_ros.frontend.export.runtime' in core
-    code = ('import importlib, sys\n'
-            f'for m in {core!r}: importlib.import_module(m)\n'
-            f'bad = [m for m in sys.modules if m.split(".")[0] in {ROS_PACKAGES!r}]\n'
-            'print(",".join(bad))\n')
-    out = subprocess.run([sys.executable, '-c', code], capture_output=True, text=True,
-                         check=True, cwd=ROOT)
-    assert out.stdout.strip() == '', f'core imported ROS modules: {out.stdout}'
+    bad = loaded_packages(core, ROS_PACKAGES)
+    assert bad == '', f'core imported ROS modules: {bad}'
 
 
 # Types that cross layers, and the implementations their users must not be made to load.
@@ -46,10 +52,5 @@ IMPLEMENTATIONS = ('torch', 'moshi', 'transformers', 'llama_cpp', 'sherpa_onnx',
 
 
 def test_shared_types_pull_in_no_implementation():
-    code = ('import importlib, sys\n'
-            f'for m in {SHARED_TYPES!r}: importlib.import_module(m)\n'
-            f'bad = {{m.split(".")[0] for m in sys.modules}} & set({IMPLEMENTATIONS!r})\n'
-            'print(",".join(sorted(bad)))\n')
-    out = subprocess.run([sys.executable, '-c', code], capture_output=True, text=True,
-                         check=True, cwd=ROOT)
-    assert out.stdout.strip() == '', f'shared types loaded implementations: {out.stdout}'
+    bad = loaded_packages(SHARED_TYPES, IMPLEMENTATIONS)
+    assert bad == '', f'shared types loaded implementations: {bad}'

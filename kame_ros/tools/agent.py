@@ -75,20 +75,18 @@ def ros_arguments(opts: argparse.Namespace, ros_args: list[str]) -> list[str]:
     return args + ros_args
 
 
-def kept_up(node, published: int) -> bool:
-    """Tell whether ``node`` received and processed every published frame (--realtime-factor 0)."""
-    worker = getattr(node, 'worker', None)
-    if worker is not None and (worker.received < published or len(worker)):
-        return False  # a frame still on the wire or in its queue
-    return getattr(node.engine, 'idle', True)
-
-
 def settled(node) -> bool:
     """Tell whether ``node`` has no frame queued and its engine is not working on one."""
     worker = getattr(node, 'worker', None)
     if worker is not None and len(worker):
         return False
     return node.engine is None or getattr(node.engine, 'idle', True)
+
+
+def kept_up(node, published: int) -> bool:
+    """Tell whether ``node`` received and processed every published frame (--realtime-factor 0)."""
+    worker = getattr(node, 'worker', None)
+    return (worker is None or worker.received >= published) and settled(node)
 
 
 def wait_ready(nodes: list, timeout_s: float) -> None:
