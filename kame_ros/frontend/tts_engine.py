@@ -222,28 +222,48 @@ class TtsFrontEnd:
         out[:n] = buffer[:n]
         return out, buffer[n:], n
 
+    @property
+    def idle(self) -> bool:
+        """
+        Tell whether nothing is left to synthesize or play.
+
+        A headless run is over only when the answer has been heard: under
+        load hibari may still be reading a sentence after the oracle is done.
+        """
+        with self._audio_lock:
+            playing = (len(self._audio) or len(self._say_audio)
+                       or self._pending_ack is not None)
+        # A job counts until task_done: taken from the queue but not synthesized yet is busy.
+        return not playing and not self._jobs.unfinished_tasks
+
     def _synthesize(self) -> None:
         while not self._stop.is_set():
             job = self._jobs.get()
-            if job is None or job.reply not in (self.reply, SAY_REPLY):
-                continue
             try:
-                wav = self.tts(job.text, speed=self.speed)
-            except (ValueError, RuntimeError):
-                if job.on_done is not None:
-                    job.on_done('failed')
-                continue
-            samples, _ = float_to_int16(wav)
-            with self._audio_lock:
-                if job.reply == SAY_REPLY:
-                    start = len(self._say_audio)
-                    self._say_marks += [(offset, word, None) for offset, word
-                                        in word_marks(job.text, start, len(samples))]
-                    self._say_marks.append((start + len(samples) - 1, '', job.on_done))
-                    self._say_audio = np.concatenate([self._say_audio, samples])
-                elif job.reply == self.reply:
-                    self._marks += word_marks(job.text, len(self._audio), len(samples))
-                    self._audio = np.concatenate([self._audio, samples])
+                if job is not None and job.reply in (self.reply, SAY_REPLY):
+                    self._speak(job)
+            finally:
+                self._jobs.task_done()
+
+    def _speak(self, job: _Say) -> None:
+        """Synthesize one sentence and queue its audio behind what is queued."""
+        try:
+            wav = self.tts(job.text, speed=self.speed)
+        except (ValueError, RuntimeError):
+            if job.on_done is not None:
+                job.on_done('failed')
+            return
+        samples, _ = float_to_int16(wav)
+        with self._audio_lock:
+            if job.reply == SAY_REPLY:
+                start = len(self._say_audio)
+                self._say_marks += [(offset, word, None) for offset, word
+                                    in word_marks(job.text, start, len(samples))]
+                self._say_marks.append((start + len(samples) - 1, '', job.on_done))
+                self._say_audio = np.concatenate([self._say_audio, samples])
+            elif job.reply == self.reply:
+                self._marks += word_marks(job.text, len(self._audio), len(samples))
+                self._audio = np.concatenate([self._audio, samples])
 
     def step(self, pcm: np.ndarray) -> FrameOutput:
         """
