@@ -81,7 +81,9 @@ class Observer:
         import rclpy
         from kame_ros.ros.spin import Spinner
         from kame_ros.ros.topics import DIAGNOSTICS
-        rclpy.init(args=[])
+        from rclpy.signals import SignalHandlerOptions
+        # SIGINT stays a KeyboardInterrupt (the report so far), not an rclpy shutdown.
+        rclpy.init(args=[], signal_handler_options=SignalHandlerOptions.NO)
         self.node = rclpy.create_node('kame_ros_soak')
         self.latest: dict[str, dict[str, str]] = {}
         self.node.create_subscription(DIAGNOSTICS.msg_type, DIAGNOSTICS.name, self._on_diag,
