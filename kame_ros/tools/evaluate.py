@@ -33,6 +33,7 @@ from pathlib import Path
 import re
 import subprocess
 import sys
+from typing import Callable
 
 import numpy as np
 
@@ -50,17 +51,24 @@ ANSWER_WINDOW_S = 9.0
 LEAD_S = 1.0
 
 
-def build_input(path: Path, questions: list) -> list[tuple[float, float]]:
-    """Write the questions (hibari) with answer windows; return (start, end) of each."""
+def hibari_voice() -> Callable[[str], np.ndarray]:
+    """Return the neural voice that ships in the hibari-tts wheel: text -> 24 kHz int16."""
     from hibari import Hibari
 
     from kame_ros.audio.frames import float_to_int16
     tts = Hibari()
+    return lambda text: float_to_int16(tts(text, seed=0))[0]
+
+
+def build_input(path: Path, questions: list,
+                speak: Callable[[str], np.ndarray] | None = None) -> list[tuple[float, float]]:
+    """Write the questions (hibari unless ``speak`` is given) with answer windows; (start, end)."""
+    speak = speak or hibari_voice()
     pieces, spans, t = [np.zeros(int(LEAD_S * 24000), np.int16)], [], LEAD_S
     voiced: dict[str, np.ndarray] = {}
     for question, _ in questions:
         if question not in voiced:
-            voiced[question] = float_to_int16(tts(question, seed=0))[0]
+            voiced[question] = speak(question)
         speech = voiced[question]
         spans.append((t, t + len(speech) / 24000))
         pieces += [speech, np.zeros(int(ANSWER_WINDOW_S * 24000), np.int16)]
