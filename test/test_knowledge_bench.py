@@ -80,3 +80,19 @@ def test_two_spoken_questions_through_the_whole_agent(processes, tmp_path):
         assert row['reply_words'] > 0 and row['first_word_s'] > 0, row
     assert (out / 'knowledge.png').stat().st_size > 0
     assert '| smollm2-135m (embedded) | hibari |' in (out / 'knowledge.md').read_text()
+
+
+def test_text_mode_screens_a_model_without_speech_and_refuses_a_missing_one(processes, tmp_path):
+    pytest.importorskip('llama_cpp', reason='scripts/setup.sh installs llama-cpp-python')
+    out = tmp_path / 'text'
+    proc = processes.start('kame_ros_bench_knowledge', '--text', '--questions', '3',
+                           '--out', str(out))
+    assert proc.wait(timeout=120) == 0, processes.log(proc)
+    rows = json.loads((out / 'knowledge.json').read_text())
+    assert [(r['voice'], r['heard']) for r in rows] == [('text', q.text) for q in QUESTIONS[:3]]
+    assert all(r['reply_words'] > 0 for r in rows), rows
+    proc = processes.start('kame_ros_bench_knowledge', '--text', '--oracle',
+                           f'gone=-p oracle:model:={tmp_path / "gone.gguf"}', '--out', str(out))
+    assert proc.wait(timeout=60) != 0
+    log = processes.log(proc)
+    assert 'gone: model not found' in log and 'Traceback' not in log, log

@@ -27,6 +27,8 @@ import shutil
 import subprocess
 import sys
 import tempfile
+import threading
+import time
 from typing import Callable
 
 import numpy as np
@@ -34,6 +36,7 @@ import numpy as np
 from kame_ros.agent.timeline import read_events
 from kame_ros.audio.wav import read_wav_24k
 from kame_ros.bench.knowledge_set import Question, QUESTIONS
+from kame_ros.oracle.backends.base import BackendError
 from kame_ros.stt.events import FINAL
 from kame_ros.tools.evaluate import ANSWER_WINDOW_S, build_input, hibari_voice
 from kame_ros.wire.messages import AgentText
@@ -93,17 +96,61 @@ def score(directory: Path, spans: list[tuple[float, float]], questions: list[Que
             spoken += [(t, w) for w in text.split()]
         if ack and [w for _, raw in spoken[:len(ack)] for w in words(raw)] == ack:
             spoken = spoken[len(ack):]
-        first_sentence = []
-        for t, raw in spoken:
-            first_sentence.append((t, raw))
-            if SENTENCE_END.search(raw):
-                break
-        hit = next((t for t, raw in first_sentence
-                    if set(words(raw)) & set(question.answers)), None)
-        answers.append(Answer(
-            question.text, heard, ' '.join(raw for _, raw in spoken), hit is not None,
-            len(spoken), spoken[0][0] - t_end if spoken else None,
-            hit - t_end if hit is not None else None))
+        answers.append(judge(question, heard, [(t - t_end, raw) for t, raw in spoken]))
+    return answers
+
+
+def judge(question: Question, heard: str, spoken: list[tuple[float, str]]) -> Answer:
+    """Score one reply, as (seconds after the question, word): right in its first sentence."""
+    first_sentence = []
+    for t, raw in spoken:
+        first_sentence.append((t, raw))
+        if SENTENCE_END.search(raw):
+            break
+    hit = next((t for t, raw in first_sentence if set(words(raw)) & set(question.answers)), None)
+    return Answer(question.text, heard, ' '.join(raw for _, raw in spoken), hit is not None,
+                  len(spoken), spoken[0][0] if spoken else None, hit)
+
+
+def oracle_settings(ros_args: list[str]) -> dict[str, str]:
+    """Return the oracle parameters among ROS arguments ('-p oracle:NAME:=VALUE')."""
+    found = (re.fullmatch(r'oracle:(\w+):=(.*)', arg) for arg in ros_args)
+    return {m[1]: m[2] for m in found if m}
+
+
+def ask_text(questions: list[Question], ros_args: list[str]) -> list[Answer]:
+    """
+    Ask the oracle alone, in text, one fresh conversation per question.
+
+    Screens a model's knowledge in a minute, without speech recognition or
+    speech; times are from the question to each streamed word.
+    """
+    from kame_ros.oracle.backends.factory import make_backend
+    from kame_ros.oracle.engine import OracleEngine
+    from kame_ros.oracle.events import APPEND, DONE
+    from kame_ros.stt.events import TranscriptEvent
+    settings = oracle_settings(ros_args)
+    backend = make_backend(settings.get('backend', 'llama_cpp'), model=settings.get('model', ''),
+                           base_url=settings.get('base_url', ''))
+    backend.load(lambda step: None)
+    answers = []
+    for k, question in enumerate(questions, start=1):
+        pieces: list[tuple[float, str]] = []
+        done = threading.Event()
+        t0 = time.perf_counter()
+
+        def emit(event, pieces=pieces, done=done, t0=t0):
+            if event.kind == APPEND:
+                pieces.append((time.perf_counter() - t0, event.text))
+            elif event.kind == DONE:
+                done.set()
+        engine = OracleEngine(backend, emit, max_tokens=int(settings.get('max_tokens', 60)))
+        engine.submit(TranscriptEvent(k, 0, question.text, True, 0, 0, time.time_ns()))
+        engine.tick()
+        done.wait(120)
+        engine.stop()
+        answers.append(judge(question, question.text,
+                             [(t, w) for t, text in pieces for w in text.split()]))
     return answers
 
 
@@ -180,6 +227,8 @@ def main(argv: list[str] | None = None) -> None:
     p.add_argument('--questions', type=int, default=len(QUESTIONS),
                    help=f'use the first N of the {len(QUESTIONS)} questions')
     p.add_argument('--voices', nargs='+', choices=list(VOICES), default=list(VOICES))
+    p.add_argument('--text', action='store_true',
+                   help='ask each oracle in text (no speech, no STT): a quick model screen')
     p.add_argument('--oracle', action='append', default=[], metavar='LABEL=ROS_ARGS',
                    help='an oracle configuration to compare, e.g. "big=-p oracle:backend:=openai '
                         '-p oracle:base_url:=http://host:8000/v1" (default: the embedded model)')
@@ -190,13 +239,19 @@ def main(argv: list[str] | None = None) -> None:
         sys.exit(f'kame_ros_bench_knowledge: {e}')
     if not 1 <= opts.questions <= len(QUESTIONS):
         sys.exit(f'kame_ros_bench_knowledge: --questions must be 1..{len(QUESTIONS)}')
-    if 'espeak' in opts.voices and shutil.which('espeak-ng') is None:
+    if not opts.text and 'espeak' in opts.voices and shutil.which('espeak-ng') is None:
         sys.exit('kame_ros_bench_knowledge: espeak-ng is not installed (scripts/setup.sh '
                  'installs it), or leave it out with --voices hibari')
     questions = list(QUESTIONS[:opts.questions])
     opts.out.mkdir(parents=True, exist_ok=True)
     results: dict[tuple[str, str], list[Answer]] = {}
-    for voice in opts.voices:
+    for label, ros_args in oracles.items() if opts.text else []:
+        print(f'[knowledge] {label}: {len(questions)} questions in text...', flush=True)
+        try:
+            results[(label, 'text')] = ask_text(questions, ros_args)
+        except BackendError as e:
+            sys.exit(f'kame_ros_bench_knowledge: {label}: {e}')
+    for voice in [] if opts.text else opts.voices:
         print(f'[knowledge] {voice}: synthesizing {len(questions)} questions...', flush=True)
         wav = opts.out / f'questions_{voice}.wav'
         spans = build_input(wav, [(q.text, q.answers) for q in questions], VOICES[voice]())
@@ -210,7 +265,7 @@ def main(argv: list[str] | None = None) -> None:
                 sys.exit(f'kame_ros_bench_knowledge: {label}: {e}')
             results[(label, voice)] = score(run, spans, questions)
     table = report(results)
-    print(f'\nknowledge benchmark: {len(questions)} spoken questions per voice\n\n{table}')
+    print(f'\nknowledge benchmark: {len(questions)} questions per voice\n\n{table}')
     (opts.out / 'knowledge.md').write_text(table + '\n')
     (opts.out / 'knowledge.json').write_text(json.dumps(
         [{'oracle': oracle, 'voice': voice, **asdict(a)}
