@@ -133,21 +133,21 @@ def test_a_final_soon_after_the_reply_started_is_the_same_turn():
         fe.stop()
 
 
-def test_not_idle_until_the_reply_has_been_synthesized_and_played():
-    # A headless run ends when its nodes are idle: under load hibari may still be
+def test_not_quiet_until_the_reply_has_been_synthesized_and_played():
+    # A headless run ends when its nodes are quiet: under load hibari may still be
     # reading the answer after the oracle finished, and the run must wait for it.
     fe = TtsFrontEnd(acknowledgement='')
-    assert fe.idle
+    assert fe.quiet
     reply(fe, 1, 1, 'Paris is the capital of France.')
-    assert not fe.idle, 'a sentence waits for the synthesis thread'
+    assert not fe.quiet, 'a sentence waits for the synthesis thread'
     fe.start()
     try:
         assert wait_for(lambda: len(fe._audio) > 0, 30)
-        assert not fe.idle, 'synthesized but not played'
+        assert not fe.quiet, 'synthesized but not played'
         frames = 0
-        while not fe.idle and frames < 200:
+        while not fe.quiet and frames < 200:
             fe.step(SILENCE)
             frames += 1
     finally:
         fe.stop()
-    assert fe.idle and 10 < frames < 200, frames
+    assert fe.quiet and 10 < frames < 200, frames

@@ -223,12 +223,14 @@ class TtsFrontEnd:
         return out, buffer[n:], n
 
     @property
-    def idle(self) -> bool:
+    def quiet(self) -> bool:
         """
         Tell whether nothing is left to synthesize or play.
 
         A headless run is over only when the answer has been heard: under
         load hibari may still be reading a sentence after the oracle is done.
+        (Not ``idle``: the replay gate of ``--realtime-factor 0`` waits on
+        idle engines, and a reply plays only as input frames keep coming.)
         """
         with self._audio_lock:
             playing = (len(self._audio) or len(self._say_audio)

@@ -83,6 +83,11 @@ def settled(node) -> bool:
     return node.engine is None or getattr(node.engine, 'idle', True)
 
 
+def finished(node) -> bool:
+    """Tell whether ``node`` is settled and has nothing left to say (a tts reply to play)."""
+    return settled(node) and getattr(node.engine, 'quiet', True)
+
+
 def kept_up(node, published: int) -> bool:
     """Tell whether ``node`` received and processed every published frame (--realtime-factor 0)."""
     worker = getattr(node, 'worker', None)
@@ -118,7 +123,7 @@ def run_agent(opts: argparse.Namespace, ros_args: list[str]) -> AgentMonitor:
         agents = [spinner.add(node_class(name)()) for name in names]
         spinner.add(monitor)
         # Under load Whisper may still be reading the last utterance when everything is quiet.
-        monitor.working = lambda: [node.get_name() for node in agents if not settled(node)]
+        monitor.working = lambda: [node.get_name() for node in agents if not finished(node)]
         wait_ready(agents, opts.ready_timeout_s)
         print('kame_ros_agent: ready', flush=True)
         # Microphone subscribers: stt, frontend, the monitor (and its bag recorder).
