@@ -58,6 +58,7 @@ def test_every_question_has_answers_and_a_source():
     (['--oracle', 'no-equals-sign'], 'expected LABEL=ROS_ARGS'),
     (['--questions', '0'], '--questions must be'),
     (['--voices', 'nobody'], 'invalid choice'),
+    (['--realtime-factor', '-1'], '--realtime-factor must be >= 0'),
 ])
 def test_bad_arguments_are_one_line_and_fail_before_any_model_loads(
         processes, tmp_path, args, message):

@@ -209,10 +209,11 @@ def parse_oracles(specs: list[str]) -> dict[str, list[str]]:
     return oracles
 
 
-def run_agent(wav: Path, out: Path, ros_args: list[str]) -> None:
+def run_agent(wav: Path, out: Path, ros_args: list[str], realtime_factor: float = 1.0) -> None:
     """One pass of the whole agent over a recording (exit status checked)."""
     cmd = [sys.executable, '-m', 'kame_ros.tools.agent', '--input', str(wav), '--out', str(out),
-           '--idle-s', '2', '--max-answer-s', '5', '--frontend', 'tts']
+           '--idle-s', '2', '--max-answer-s', '5', '--frontend', 'tts',
+           '--realtime-factor', str(realtime_factor)]
     if ros_args:
         cmd += ['--ros-args', *ros_args]
     proc = subprocess.run(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
@@ -227,6 +228,9 @@ def main(argv: list[str] | None = None) -> None:
     p.add_argument('--questions', type=int, default=len(QUESTIONS),
                    help=f'use the first N of the {len(QUESTIONS)} questions')
     p.add_argument('--voices', nargs='+', choices=list(VOICES), default=list(VOICES))
+    p.add_argument('--realtime-factor', type=float, default=1.0,
+                   help='replay speed (0 = as fast as the agent keeps up: accuracy and length '
+                        'only, the times are then not real-time figures and are left out)')
     p.add_argument('--text', action='store_true',
                    help='ask each oracle in text (no speech, no STT): a quick model screen')
     p.add_argument('--oracle', action='append', default=[], metavar='LABEL=ROS_ARGS',
@@ -237,6 +241,8 @@ def main(argv: list[str] | None = None) -> None:
         oracles = parse_oracles(opts.oracle or [f'{EMBEDDED}='])
     except ValueError as e:
         sys.exit(f'kame_ros_bench_knowledge: {e}')
+    if opts.realtime_factor < 0:
+        sys.exit('kame_ros_bench_knowledge: --realtime-factor must be >= 0')
     if not 1 <= opts.questions <= len(QUESTIONS):
         sys.exit(f'kame_ros_bench_knowledge: --questions must be 1..{len(QUESTIONS)}')
     if not opts.text and 'espeak' in opts.voices and shutil.which('espeak-ng') is None:
@@ -260,10 +266,13 @@ def main(argv: list[str] | None = None) -> None:
                   'questions through the agent...', flush=True)
             run = opts.out / f'{voice}_oracle{i}'
             try:
-                run_agent(wav, run, ros_args)
+                run_agent(wav, run, ros_args, opts.realtime_factor)
             except RuntimeError as e:
                 sys.exit(f'kame_ros_bench_knowledge: {label}: {e}')
             results[(label, voice)] = score(run, spans, questions)
+            if opts.realtime_factor != 1.0:
+                for a in results[(label, voice)]:
+                    a.first_word_s = a.answer_s = None
     table = report(results)
     print(f'\nknowledge benchmark: {len(questions)} questions per voice\n\n{table}')
     (opts.out / 'knowledge.md').write_text(table + '\n')
