@@ -49,7 +49,32 @@ def reply(fe: TtsFrontEnd, reply_id: int, utterance: int, text: str) -> None:
 
 
 def play(fe: TtsFrontEnd, frames: int) -> list[str]:
-    return ''.join(fe.step(SILENCE).text for _ in range(frames)).split()
+    """Words heard over ``frames``: the acknowledgement (filler) and the reply."""
+    said = ''
+    for _ in range(frames):
+        out = fe.step(SILENCE)
+        said += out.filler + out.text
+    return said.split()
+
+
+def test_the_acknowledgement_is_filler_not_reply_text():
+    # The oracle hears frontend/text as the agent's side of the conversation: an
+    # acknowledgement there teaches a small LLM to answer "Okay." and nothing else.
+    fe = TtsFrontEnd()
+    fe.warmup()
+    fe.start()
+    try:
+        fe.on_turn_end(final(1))
+        outs = [fe.step(SILENCE) for _ in range(10)]
+        assert ''.join(o.filler for o in outs).split() == ['Okay.']
+        assert not ''.join(o.text for o in outs)
+        reply(fe, 1, 1, 'Paris.')
+        assert wait_for(lambda: len(fe._audio) > 0, 30)
+        outs = [fe.step(SILENCE) for _ in range(30)]
+        assert ''.join(o.text for o in outs).split() == ['Paris.']
+        assert not ''.join(o.filler for o in outs)
+    finally:
+        fe.stop()
 
 
 def test_one_acknowledgement_per_turn_and_none_when_the_answer_is_ready():

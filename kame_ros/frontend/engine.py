@@ -27,6 +27,7 @@ class FrameOutput:
     text: str
     oracle_token: int | None  # None: this mode feeds no oracle (plain, tts)
     compute_ms: float
+    filler: str = ''  # words of the acknowledgement that started in this frame
 
 
 class FrontEndEngine(Protocol):

@@ -96,7 +96,8 @@ class TtsFrontEnd:
         self._audio = np.zeros(0, np.int16)
         self._marks: list[tuple[int, str]] = []
         self._say_audio = np.zeros(0, np.int16)
-        self._say_marks: list[tuple[int, str, Callable | None]] = []
+        # (sample offset, word, called once played, acknowledgement filler)
+        self._say_marks: list[tuple[int, str, Callable | None, bool]] = []
         self._audio_lock = threading.Lock()
         self._jobs: queue.Queue = queue.Queue()
         self._lock = threading.Lock()
@@ -151,7 +152,7 @@ class TtsFrontEnd:
         self.acks += 1
         self._acked_utterance = utterance
         start = len(self._say_audio)
-        self._say_marks += [(offset, word, None) for offset, word
+        self._say_marks += [(offset, word, None, True) for offset, word
                             in word_marks(self.acknowledgement, start, len(self._ack_audio))]
         self._say_audio = np.concatenate([self._say_audio, self._ack_audio])
 
@@ -259,9 +260,9 @@ class TtsFrontEnd:
         with self._audio_lock:
             if job.reply == SAY_REPLY:
                 start = len(self._say_audio)
-                self._say_marks += [(offset, word, None) for offset, word
+                self._say_marks += [(offset, word, None, False) for offset, word
                                     in word_marks(job.text, start, len(samples))]
-                self._say_marks.append((start + len(samples) - 1, '', job.on_done))
+                self._say_marks.append((start + len(samples) - 1, '', job.on_done, False))
                 self._say_audio = np.concatenate([self._say_audio, samples])
             elif job.reply == self.reply:
                 self._marks += word_marks(job.text, len(self._audio), len(samples))
@@ -275,15 +276,17 @@ class TtsFrontEnd:
         in, so the spoken-text stream follows what the speaker plays.
         """
         t0 = time.perf_counter()
-        done = []
+        done, filler = [], []
         with self._audio_lock:
             if self._pending_ack is not None:
                 self._acknowledge()
             if len(self._say_audio):  # announcements first
                 out, self._say_audio, n = self._pop(self._say_audio)
-                started = [text for offset, text, _ in self._say_marks if offset < n and text]
-                done = [cb for offset, _, cb in self._say_marks if offset < n and cb]
-                self._say_marks = [(offset - n, text, cb) for offset, text, cb in self._say_marks
+                due = [mark for mark in self._say_marks if mark[0] < n]
+                started = [text for _, text, _, ack in due if text and not ack]
+                filler = [text for _, text, _, ack in due if text and ack]
+                done = [cb for _, _, cb, _ in due if cb]
+                self._say_marks = [(offset - n, *rest) for offset, *rest in self._say_marks
                                    if offset >= n]
             elif (self._user_speaking and not self._reply_started and len(self._audio)
                   and self._held_frames < MAX_HOLD_FRAMES):
@@ -306,4 +309,5 @@ class TtsFrontEnd:
         self.budget.record(compute_ms)
         frame, self._frame = self._frame, self._frame + 1
         text = ''.join(f' {t}' for t in started)
-        return FrameOutput(frame, out, None, text, None, compute_ms)
+        return FrameOutput(frame, out, None, text, None, compute_ms,
+                           ''.join(f' {t}' for t in filler))

@@ -204,6 +204,8 @@ class FrontEndNode(LifecycleNode):
         pcm = result.pcm if result.pcm is not None and self.hooks.enabled else \
             np.zeros_like(frame.samples)
         self._publish_frame(pcm, frame.stamp_ns)
+        if result.filler:
+            self.text_out.publish(AgentText(result.frame, None, result.filler, filler=True))
         if result.text:
             self.text_out.publish(AgentText(result.frame, result.text_token, result.text))
 

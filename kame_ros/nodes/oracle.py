@@ -183,7 +183,7 @@ class OracleNode(LifecycleNode):
             self.intent_worker.put(event)
 
     def _on_agent_text(self, event: AgentText) -> None:
-        if self.engine is not None:
+        if self.engine is not None and not event.filler:
             self.engine.hear_agent(event.text)
 
     def _publish_prompt(self, restart: Restart, messages: list[dict[str, str]]) -> None:

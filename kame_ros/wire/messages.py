@@ -80,6 +80,9 @@ class AgentText(WireMessage):
     frame: int
     token: int | None  # the text token (Moshi/KAME); None for the tts front-end
     text: str
+    # Said to take the turn (the tts acknowledgement), not part of any reply: the oracle
+    # leaves it out of the conversation, or a small LLM learns to answer "Okay." only.
+    filler: bool = False
 
 
 @dataclass(frozen=True)
