@@ -130,3 +130,21 @@ def test_missing_and_bad_models_are_clear_errors(tmp_path):
         make_backend('gpt5')
     with pytest.raises(BackendError, match='base_url'):
         make_backend('openai')
+
+
+def test_idle_only_when_no_final_waits_and_nothing_is_generated(tiny_backend):
+    # --realtime-factor 0 gates the replay on idle nodes: a final must hold it until answered.
+    events = []
+    engine = OracleEngine(tiny_backend, events.append, max_tokens=20)
+    assert engine.idle
+    engine.submit(transcript('what is the', final=False))
+    assert engine.idle, 'a partial alone does not hold the replay'
+    engine.submit(transcript('what is the capital of France', rev=1, final=True))
+    assert not engine.idle, 'a final waits for its reply'
+    engine.tick()
+    assert not engine.idle, 'generating'
+    assert wait_for(lambda: any(e.kind == DONE for e in events))
+    assert wait_for(lambda: engine.idle, 5)
+    engine.submit(transcript('   ', utt=2, final=True))
+    assert engine.idle, 'an empty final starts nothing, so nothing to wait for'
+    engine.stop()

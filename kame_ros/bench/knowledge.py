@@ -212,7 +212,7 @@ def parse_oracles(specs: list[str]) -> dict[str, list[str]]:
 def run_agent(wav: Path, out: Path, ros_args: list[str], realtime_factor: float = 1.0) -> None:
     """One pass of the whole agent over a recording (exit status checked)."""
     cmd = [sys.executable, '-m', 'kame_ros.tools.agent', '--input', str(wav), '--out', str(out),
-           '--idle-s', '2', '--max-answer-s', '5', '--frontend', 'tts',
+           '--idle-s', '2', '--max-answer-s', '30', '--frontend', 'tts',
            '--realtime-factor', str(realtime_factor)]
     if ros_args:
         cmd += ['--ros-args', *ros_args]

@@ -91,6 +91,19 @@ class OracleEngine:
                 self.prompt.hear(USER, event.text)
                 self._wake.set()
 
+    @property
+    def idle(self) -> bool:
+        """
+        Tell whether no reply is being generated and no final waits for one.
+
+        ``kame_ros_agent --realtime-factor 0`` feeds the next frame only when
+        every node is idle: the LLM then answers in no input time, so a replay
+        measures what the agent says, not how fast this machine says it.
+        """
+        with self._lock:
+            generating = self._generation is not None and self._generation.is_alive()
+            return not generating and not self.scheduler.final_pending
+
     def hear_agent(self, text: str) -> None:
         """
         Hand in what the front-end actually said (any thread).
@@ -153,10 +166,11 @@ class OracleEngine:
             self.stats.restarts += 1
             if self._on_prompt is not None:
                 self._on_prompt(restart, messages)
-        self._generation = threading.Thread(target=self._generate,
-                                            args=(restart, cancel, messages, guard),
-                                            daemon=True, name=f'oracle-gen-{restart.reply_id}')
-        self._generation.start()
+            # Started under the lock: ``idle`` never sees the restart without its thread.
+            self._generation = threading.Thread(target=self._generate,
+                                                args=(restart, cancel, messages, guard),
+                                                daemon=True, name=f'oracle-gen-{restart.reply_id}')
+            self._generation.start()
         return restart
 
     def _is_current(self, restart: Restart) -> bool:

@@ -88,6 +88,14 @@ class OracleScheduler:
         self._latest = event
         return True
 
+    @property
+    def final_pending(self) -> bool:
+        """Tell whether the latest transcript is a final no generation has started for."""
+        latest, started = self._latest, self._started
+        return latest is not None and latest.final and bool(latest.text.strip()) and not (
+            started is not None and started.final and started.stream == self._stream
+            and started.utterance_id == latest.utterance_id)
+
     def poll(self) -> Restart | None:
         """Decide, now, whether to restart; call every ``poll_interval_s``."""
         event = self._latest
