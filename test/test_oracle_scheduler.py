@@ -109,3 +109,21 @@ def test_restarted_stt_is_a_new_stream_not_stale():
     restart = s.poll()
     assert restart is not None and restart.final and restart.utterance_id == 0
     assert s.stt_restarts == 1
+
+
+def test_the_current_question_is_asked_whatever_is_remembered():
+    def said(p):
+        return [(m['role'], m['content']) for m in p.messages('', final=True)[1:]]
+    for turns, expected in ((0, [('user', 'and Spain?')]),
+                            (1, [('user', 'capital of France?'), ('assistant', 'Paris.'),
+                                 ('user', 'and Spain?')])):
+        p = PromptBuilder(max_turns=turns)
+        for speaker, text in ((USER, 'hi'), (AGENT, ' Hello!'), (USER, 'capital of France?'),
+                              (AGENT, ' Paris.'), (USER, 'and Spain?')):
+            p.hear(speaker, text)
+        assert said(p) == expected, turns
+    p = PromptBuilder(max_turns=0)
+    p.hear(USER, 'hi')
+    p.hear(AGENT, ' Hello!')
+    assert p.messages('where are', final=False)[1:] == [{'role': 'user',
+                                                         'content': 'where are ...'}]

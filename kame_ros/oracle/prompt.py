@@ -50,10 +50,12 @@ class PromptBuilder:
 
     def __init__(self, system_prompt: str = SYSTEM_PROMPT, max_words: int = 30,
                  max_turns: int = 6) -> None:
-        """``max_turns`` exchanges (user + agent turn pairs) are kept, oldest forgotten first."""
+        """Keep ``max_turns`` finished exchanges (user + agent turns), oldest forgotten first."""
         self.system_prompt = system_prompt
         self.max_words = max_words
-        self.turns: deque[Turn] = deque(maxlen=2 * max_turns if max_turns else 0)
+        self.max_turns = max_turns
+        # The remembered exchanges and the current one (the user's turn, the reply so far).
+        self.turns: deque[Turn] = deque(maxlen=2 * max_turns + 2)
         self.context = ''
 
     def hear(self, speaker: str, text: str) -> None:
@@ -65,7 +67,7 @@ class PromptBuilder:
         """
         if speaker not in ROLES:
             raise ValueError(f'unknown speaker {speaker!r}')
-        if not text.strip() or self.turns.maxlen == 0:
+        if not text.strip():
             return
         if self.turns and self.turns[-1].speaker == speaker:
             joiner = '' if speaker == AGENT else ' '
@@ -92,7 +94,7 @@ class PromptBuilder:
         if self.context.strip():
             system += f'\nCurrent robot state: {self.context.strip()}'
         messages = [{'role': 'system', 'content': system}]
-        for turn in self.turns:
+        for turn in self._remembered():
             messages.append({'role': ROLES[turn.speaker], 'content': ' '.join(turn.text.split())})
         if pending and not final:
             if messages[-1]['role'] == ROLES[USER]:
@@ -100,3 +102,16 @@ class PromptBuilder:
             else:
                 messages.append({'role': ROLES[USER], 'content': f'{pending} ...'})
         return messages
+
+    def _remembered(self) -> list[Turn]:
+        """
+        Return the turns a prompt carries: ``max_turns`` exchanges, then the current user turn.
+
+        The current question is always asked, even with ``max_turns`` 0: a
+        robot that answers unrelated questions can forget everything else (a
+        small LLM copies its previous answers: "A spider has 13 planets").
+        """
+        turns = list(self.turns)
+        current = 1 if turns and turns[-1].speaker == USER else 0
+        history = turns[:len(turns) - current][-2 * self.max_turns:] if self.max_turns else []
+        return history + turns[len(turns) - current:]
