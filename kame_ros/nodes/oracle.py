@@ -85,7 +85,7 @@ class OracleNode(LifecycleNode):
         self.max_tokens = declare(self, 'max_tokens', 60, 'Longest reply in tokens', 1, 1024)
         self.max_words = declare(self, 'max_words', 30, 'Reply length asked for in the prompt',
                                  1, 200)
-        self.max_turns = declare(self, 'max_turns', 6, 'Finished exchanges remembered', 0, 100)
+        self.max_turns = declare(self, 'max_turns', 1, 'Finished exchanges remembered', 0, 100)
         self.system_prompt = declare(self, 'system_prompt', '',
                                      'System prompt ({max_words} is filled in); empty = default')
         self.scheduler_config = SchedulerConfig(

@@ -49,7 +49,7 @@ class PromptBuilder:
     """Builds chat messages from the system prompt, robot context and the conversation."""
 
     def __init__(self, system_prompt: str = SYSTEM_PROMPT, max_words: int = 30,
-                 max_turns: int = 6) -> None:
+                 max_turns: int = 1) -> None:
         """Keep ``max_turns`` finished exchanges (user + agent turns), oldest forgotten first."""
         self.system_prompt = system_prompt
         self.max_words = max_words
