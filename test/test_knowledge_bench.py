@@ -33,7 +33,7 @@ def test_a_right_answer_is_in_the_first_sentence_after_the_acknowledgement(tmp_p
         (16.5, 'frontend.text', ' Or 8.'),
     ])
     first, second = score(tmp_path, SPANS, ASKED)
-    assert first.correct and first.heard == 'What is the largest planet?'
+    assert first.correct and first.heard == 'What is the largest planet?' and first.heard_exactly
     assert first.reply == 'The largest is Jupiter.' and first.reply_words == 4
     assert first.first_word_s == pytest.approx(1.5) and first.answer_s == pytest.approx(2.0)
     assert not second.correct and second.answer_s is None
@@ -44,7 +44,7 @@ def test_silence_is_no_reply_and_words_before_the_end_of_the_question_do_not_cou
     write_events(tmp_path, [(2.0, 'frontend.text', ' Jupiter.')])  # during the question
     first, second = score(tmp_path, SPANS, ASKED)
     assert (first.correct, first.reply_words, first.first_word_s) == (False, 0, None)
-    assert second.reply == '' and second.heard == ''
+    assert second.reply == '' and second.heard == '' and not second.heard_exactly
 
 
 def test_every_question_has_answers_and_a_source():

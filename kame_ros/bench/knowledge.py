@@ -70,6 +70,7 @@ class Answer:
 
     question: str
     heard: str  # the STT's final transcripts in the question's window
+    heard_exactly: bool  # the words heard are the question's words
     reply: str  # what the agent said after the question, acknowledgement aside
     correct: bool
     reply_words: int
@@ -108,7 +109,8 @@ def judge(question: Question, heard: str, spoken: list[tuple[float, str]]) -> An
         if SENTENCE_END.search(raw):
             break
     hit = next((t for t, raw in first_sentence if set(words(raw)) & set(question.answers)), None)
-    return Answer(question.text, heard, ' '.join(raw for _, raw in spoken), hit is not None,
+    return Answer(question.text, heard, words(heard) == words(question.text),
+                  ' '.join(raw for _, raw in spoken), hit is not None,
                   len(spoken), spoken[0][0] if spoken else None, hit)
 
 
@@ -162,14 +164,15 @@ def percentiles(values: list[float | None]) -> str:
 
 def report(results: dict[tuple[str, str], list[Answer]]) -> str:
     """Markdown table: one row per oracle configuration and voice."""
-    lines = ['| oracle | voice | correct | words per reply p50 | first reply word p50 / p90 s '
-             '| answer word p50 / p90 s | no reply |', '|---|---|---|---|---|---|---|']
+    lines = ['| oracle | voice | heard exactly | correct | words per reply p50 | first reply word '
+             'p50 / p90 s | answer word p50 / p90 s | no reply |', '|---' * 8 + '|']
     for (oracle, voice), answers in results.items():
         n = len(answers)
         right = sum(a.correct for a in answers)
         silent = sum(a.reply_words == 0 for a in answers)
         lengths = [a.reply_words for a in answers if a.reply_words]
-        lines.append(f'| {oracle} | {voice} | {right}/{n} ({right / n:.0%}) | '
+        heard = sum(a.heard_exactly for a in answers)
+        lines.append(f'| {oracle} | {voice} | {heard}/{n} | {right}/{n} ({right / n:.0%}) | '
                      f'{np.median(lengths) if lengths else 0:.0f} | '
                      f'{percentiles([a.first_word_s for a in answers])} | '
                      f'{percentiles([a.answer_s for a in answers])} | {silent} |')
@@ -177,21 +180,29 @@ def report(results: dict[tuple[str, str], list[Answer]]) -> str:
 
 
 def plot(results: dict[tuple[str, str], list[Answer]], path: Path) -> None:
-    """Accuracy per configuration and voice; when each right answer was spoken."""
+    """Heard and right per configuration and voice; when each answer was said (or its length)."""
     import matplotlib
     matplotlib.use('Agg')
     import matplotlib.pyplot as plt
     names = [f'{oracle}\n{voice}' for oracle, voice in results]
     fig, (acc, when) = plt.subplots(1, 2, figsize=(11, 1.2 + 0.9 * len(names)), sharey=True)
-    accuracy = [100 * np.mean([a.correct for a in answers]) for answers in results.values()]
-    acc.barh(range(len(names)), accuracy, color='tab:green')
+    ys = np.arange(len(names))
+    bars = (('heard_exactly', 'question heard exactly', 'tab:blue', 0.2),
+            ('correct', 'answer right', 'tab:green', -0.2))
+    for key, label, color, offset in bars:
+        share = [100 * np.mean([getattr(a, key) for a in answers]) for answers in results.values()]
+        acc.barh(ys + offset, share, height=0.4, color=color, label=label)
     acc.set_xlim(0, 100)
-    acc.set_xlabel('answers right (%)')
-    acc.set_yticks(range(len(names)), names, fontsize=8)
+    acc.set_xlabel('% of the questions')
+    acc.set_yticks(ys, names, fontsize=8)
+    acc.legend(fontsize=7, loc='lower right')
+    timed = any(a.answer_s is not None for answers in results.values() for a in answers)
     for y, answers in enumerate(results.values()):
-        xs = [a.answer_s for a in answers if a.answer_s is not None]
-        when.scatter(xs, [y] * len(xs), s=14, alpha=0.6)
-    when.set_xlabel('answer word spoken, s after the end of the question')
+        xs = [a.answer_s if timed else a.reply_words for a in answers
+              if (a.answer_s if timed else a.reply_words) is not None]
+        when.scatter(xs, [y] * len(xs), s=14, alpha=0.5)
+    when.set_xlabel('answer word spoken, s after the end of the question' if timed
+                    else 'words per reply (replayed faster than real time: no times)')
     fig.suptitle('kame_ros knowledge benchmark')
     fig.tight_layout()
     fig.savefig(path, dpi=110)
