@@ -44,3 +44,14 @@ def test_bad_arguments_are_one_line_and_exit_1(tmp_path):
                           str(tmp_path)], capture_output=True, text=True, timeout=60)
     assert run.returncode == 1 and 'must be > 0' in run.stderr
     assert len(run.stderr.strip().splitlines()) == 1 and 'Traceback' not in run.stderr
+
+
+def test_the_last_hour_is_judged_on_medians_not_single_samples():
+    from kame_ros.tools.soak import last_hour
+    # Two hours sampled every 5 s: 100 MiB, +30 MiB in the first hour, flat after, and
+    # one 80 MiB spike (a sample taken mid-inference) inside the last five minutes.
+    rows = [{'audio_s': t, 'rss_x_mb': 100 + 30 * min(t, 3600) / 3600} for t in range(0, 7201, 5)]
+    rows[-10]['rss_x_mb'] += 80
+    start, end, low, high = last_hour(rows, 'rss_x_mb')
+    assert (start, end) == (130, 130), 'flat: the spike does not move the median'
+    assert (low, high) == (130, 210)

@@ -142,6 +142,21 @@ def growth(rows: list[dict], key: str) -> tuple[float, float, float]:
     return settled[0], settled[-1], settled[-1] - settled[0]
 
 
+def last_hour(rows: list[dict], key: str) -> tuple[float, float, float, float]:
+    """
+    (start, end, low, high) of one memory column over the last hour of audio.
+
+    Start and end are medians of the first and last 5 minutes of that hour,
+    so one sample taken mid-inference does not decide "flat".
+    """
+    end_s = rows[-1]['audio_s']
+    hour = [r for r in rows if r['audio_s'] >= end_s - 3600 and not np.isnan(r[key])]
+    first = [r[key] for r in hour if r['audio_s'] < end_s - 3300]
+    last = [r[key] for r in hour if r['audio_s'] >= end_s - 300]
+    values = [r[key] for r in hour]
+    return (float(np.median(first)), float(np.median(last)), min(values), max(values))
+
+
 def summary(rows: list[dict], questions: int, audio_s: float, factor: float) -> str:
     """Markdown: rows at every tenth of the run, memory per node, then the totals that matter."""
     pick = sorted({round(i * (len(rows) - 1) / 10) for i in range(11)})
@@ -180,6 +195,13 @@ def summary(rows: list[dict], questions: int, audio_s: float, factor: float) -> 
               f'{last["oracle_answered"]:.0f}, oracle replies completed '
               f'{last["oracle_completed"]:.0f}, failed {last["oracle_failed"]:.0f}',
               '- memory after warm-up (first 10 %) -> end: ' + '; '.join(memory)]
+    if audio_s >= 2 * 3600 - 600:  # a plateau run: is the last hour flat?
+        flat = []
+        for name in ['rss_mb', *[f'rss_{n}_mb' for n in NODES]]:
+            start, end, low, high = last_hour(rows, name)
+            flat.append(f'{name[4:-3] or "all"} {start:.0f} -> {end:.0f} MiB ({end - start:+.0f}; '
+                        f'range {low:.0f}..{high:.0f})')
+        lines.append('- last hour, 5-minute medians at its start -> end: ' + '; '.join(flat))
     return '\n'.join(lines)
 
 
