@@ -11,6 +11,7 @@ from kame_ros.oracle.backends.factory import make_backend
 from kame_ros.oracle.backends.hf import TransformersBackend
 from kame_ros.oracle.engine import OracleEngine
 from kame_ros.oracle.events import APPEND, DONE, RESET
+from kame_ros.oracle.scheduler import OracleScheduler, SchedulerConfig
 from kame_ros.stt.events import TranscriptEvent
 from polling import wait_for
 
@@ -147,4 +148,17 @@ def test_idle_only_when_no_final_waits_and_nothing_is_generated(tiny_backend):
     assert wait_for(lambda: engine.idle, 5)
     engine.submit(transcript('   ', utt=2, final=True))
     assert engine.idle, 'an empty final starts nothing, so nothing to wait for'
+    engine.stop()
+
+
+def test_latency_history_is_bounded(tiny_backend):
+    # Diagnostics show the last 50 first-piece latencies; a robot generates for days.
+    events = []
+    unlimited = OracleScheduler(SchedulerConfig(max_restarts=1000))
+    engine = OracleEngine(tiny_backend, events.append, scheduler=unlimited, max_tokens=2)
+    for k in range(1, 61):
+        engine.submit(transcript(f'question {k}', utt=k, final=True))
+        assert engine.tick() is not None
+        assert wait_for(lambda: sum(e.kind == DONE for e in events) == k, 30)
+    assert engine.stats.completed == 60 and len(engine.stats.first_piece_s) == 50
     engine.stop()

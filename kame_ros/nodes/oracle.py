@@ -235,7 +235,7 @@ class OracleNode(LifecycleNode):
         if self.engine is None:
             return Health(ERROR if self.error else WARN, self.error or 'not configured')
         s = self.engine.stats
-        first = s.first_piece_s[-50:]
+        first = list(s.first_piece_s)
         values = {'backend': self.engine.backend.name, 'restarts': s.restarts,
                   'completed': s.completed, 'answered': s.answered, 'cancelled': s.cancelled,
                   'failed': s.failed,

@@ -20,6 +20,7 @@ emitted. Text passes ``ReplyGuard`` first: a reply that starts reciting the
 instructions or repeating itself ends there, and what was cut is never
 emitted.
 """
+from collections import deque
 from dataclasses import dataclass, field
 import threading
 import time
@@ -46,7 +47,8 @@ class OracleStats:
     cut_repetition: int = 0
     pieces: int = 0
     last_error: str = ''
-    first_piece_s: list[float] = field(default_factory=list)
+    # The latest replies only: a robot generates for days (diagnostics show the last 50).
+    first_piece_s: deque[float] = field(default_factory=lambda: deque(maxlen=50))
 
 
 class OracleEngine:
