@@ -130,14 +130,16 @@ class AgentMonitor(Node):
 
     def incomplete(self) -> str:
         """Say what the conversation still waits for ('' when it is complete)."""
-        busy = self.working()
-        if busy:
-            return f'{", ".join(busy)} still processing the input'
+        # The most telling reason first: a hung LLM server is an unanswered final (the oracle
+        # node is also busy then), a reply still playing is the front-end at work.
         if self._in_turn:
             return 'the user turn has partial transcripts but no final yet'
         unanswered = [e.utterance_id for e in self.finals if e.utterance_id not in self.answered]
         if self.expect_replies and unanswered:
             return f'final transcripts {unanswered} have no finished oracle reply'
+        busy = self.working()
+        if busy:
+            return f'{", ".join(busy)} still working (input queued, a reply generated or played)'
         return ''
 
     def _check_done(self) -> None:
