@@ -38,7 +38,7 @@ from kame_ros.audio.wav import read_wav_24k
 from kame_ros.bench.knowledge_set import Question, QUESTIONS
 from kame_ros.oracle.backends.base import BackendError
 from kame_ros.stt.events import FINAL
-from kame_ros.tools.evaluate import ANSWER_WINDOW_S, build_input, hibari_voice
+from kame_ros.tools.evaluate import ANSWER_WINDOW_S, build_input, hibari_voice, stats
 from kame_ros.wire.messages import AgentText
 
 EMBEDDED = 'smollm2-135m (embedded)'
@@ -156,12 +156,6 @@ def ask_text(questions: list[Question], ros_args: list[str]) -> list[Answer]:
     return answers
 
 
-def percentiles(values: list[float | None]) -> str:
-    """'p50 / p90' of the defined values, or n/a."""
-    v = [x for x in values if x is not None]
-    return f'{np.percentile(v, 50):.2f} / {np.percentile(v, 90):.2f}' if v else 'n/a'
-
-
 def report(results: dict[tuple[str, str], list[Answer]]) -> str:
     """Markdown table: one row per oracle configuration and voice."""
     lines = ['| oracle | voice | heard exactly | correct | words per reply p50 | first reply word '
@@ -174,8 +168,8 @@ def report(results: dict[tuple[str, str], list[Answer]]) -> str:
         heard = sum(a.heard_exactly for a in answers)
         lines.append(f'| {oracle} | {voice} | {heard}/{n} | {right}/{n} ({right / n:.0%}) | '
                      f'{np.median(lengths) if lengths else 0:.0f} | '
-                     f'{percentiles([a.first_word_s for a in answers])} | '
-                     f'{percentiles([a.answer_s for a in answers])} | {silent} |')
+                     f'{stats([a.first_word_s for a in answers])} | '
+                     f'{stats([a.answer_s for a in answers])} | {silent} |')
     return '\n'.join(lines)
 
 
