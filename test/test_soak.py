@@ -55,3 +55,24 @@ def test_the_last_hour_is_judged_on_medians_not_single_samples():
     start, end, low, high = last_hour(rows, 'rss_x_mb')
     assert (start, end) == (130, 130), 'flat: the spike does not move the median'
     assert (low, high) == (130, 210)
+
+
+def test_a_run_stopped_early_says_so_and_rates_growth_over_the_span_it_measured():
+    from kame_ros.tools.soak import NODES, summary
+    # 62 planned minutes, stopped after 60 s of audio; the front-end grows 1 MiB per 10 s.
+    counters = ('frames_published', 'frames_in', 'frames', 'compute_ms_p50', 'compute_ms_p99',
+                'compute_ms_max', 'deadline_misses', 'dropped_frames', 'stt_finals',
+                'stt_drops', 'oracle_answered', 'oracle_completed', 'oracle_failed')
+    rows = []
+    for t in range(0, 61, 5):
+        row = {'audio_s': float(t), 'wall_s': float(t), **dict.fromkeys(counters, 1.0)}
+        for name in NODES:
+            row[f'rss_{name}_mb'] = 300.0 + (t / 10 if name == 'frontend' else 0)
+            row[f'py_heap_{name}_mb'] = float('nan')
+        rows.append(row)
+    text = summary(rows, questions=327, audio_s=62 * 60, factor=1.0)
+    assert '1.0 of 62.0 min (stopped early) of conversation' in text
+    # Warm-up is 10 % of the 60 s reached: 301 MiB at the first settled sample (10 s), 306 at
+    # the end: 5 MiB in 50 s (before: divided by the planned hour's span, ~1e9/h).
+    assert f'frontend 301 -> 306 MiB (+5, +{5 / (50 / 3600):.0f}/h)' in text
+    assert 'stt 300 -> 300 MiB (+0, +0/h)' in text

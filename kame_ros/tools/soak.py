@@ -133,13 +133,17 @@ def sample(observer: Observer, pids: dict[str, int], t0: float) -> dict[str, flo
     return row
 
 
+def settled(rows: list[dict]) -> list[dict]:
+    """Keep the samples after warm-up: the first 10 % of the audio the run reached is left out."""
+    return [r for r in rows if r['audio_s'] >= 0.1 * rows[-1]['audio_s']]
+
+
 def growth(rows: list[dict], key: str) -> tuple[float, float, float]:
-    """(after warm-up, at the end, end - warm-up) of one memory column; warm-up = first 10 %."""
-    settled = [r[key] for r in rows
-               if r['audio_s'] >= 0.1 * rows[-1]['audio_s'] and not np.isnan(r[key])]
-    if not settled:
+    """(after warm-up, at the end, end - warm-up) of one memory column."""
+    settled_values = [r[key] for r in settled(rows) if not np.isnan(r[key])]
+    if not settled_values:
         return float('nan'), float('nan'), float('nan')
-    return settled[0], settled[-1], settled[-1] - settled[0]
+    return settled_values[0], settled_values[-1], settled_values[-1] - settled_values[0]
 
 
 def last_hour(rows: list[dict], key: str) -> tuple[float, float, float, float]:
@@ -173,7 +177,8 @@ def summary(rows: list[dict], questions: int, audio_s: float, factor: float) -> 
             f'{r["stt_finals"]:.0f}', f'{r["oracle_answered"]:.0f}']) + ' |')
     last = rows[-1]
     worst = max(r['compute_ms_max'] for r in rows)
-    hours = max((last['audio_s'] - 0.1 * audio_s) / 3600, 1e-9)
+    # Per hour over the span growth() measures: a run stopped early has a short one.
+    hours = max((last['audio_s'] - settled(rows)[0]['audio_s']) / 3600, 1 / 3600)
     memory = []
     for name in NODES:
         first, end, diff = growth(rows, f'rss_{name}_mb')
@@ -183,7 +188,9 @@ def summary(rows: list[dict], questions: int, audio_s: float, factor: float) -> 
             heap = f', Python heap {h0:.0f} -> {h1:.0f} MiB ({hd:+.1f})'
         memory.append(f'{name} {first:.0f} -> {end:.0f} MiB ({diff:+.0f}, '
                       f'{diff / hours:+.0f}/h{heap})')
-    lines += ['', f'- {audio_s / 60:.1f} min of conversation ({questions} questions) replayed at '
+    reached = (f'{audio_s / 60:.1f} min' if last['audio_s'] >= audio_s - 60 else
+               f'{last["audio_s"] / 60:.1f} of {audio_s / 60:.1f} min (stopped early)')
+    lines += ['', f'- {reached} of conversation ({questions} questions) replayed at '
               f'{factor:g}x in {last["wall_s"] / 60:.1f} min',
               f'- frames: {last["frames_published"]:.0f} published by the microphone, '
               f'{last["frames_in"]:.0f} received by the front-end, {last["frames"]:.0f} '
