@@ -2,13 +2,13 @@
 # SPDX-License-Identifier: Apache-2.0
 """Speech the tests synthesize (hibari neural TTS, espeak-ng) and word error rate."""
 from pathlib import Path
-import re
 import subprocess
 
 import numpy as np
 
 from kame_ros.audio.frames import float_to_int16
 from kame_ros.audio.wav import read_wav_24k
+from kame_ros.words import words
 
 SENTENCES = ['What is the capital of France?',
              'Please bring me a glass of water from the kitchen.',
@@ -30,11 +30,6 @@ def espeak_speech(text: str, voice: str, directory: Path) -> np.ndarray:
     path = directory / f'espeak-{voice}-{abs(hash(text))}.wav'
     subprocess.run(['espeak-ng', '-v', voice, '-s', '150', '-w', str(path), text], check=True)
     return read_wav_24k(path)
-
-
-def words(text: str) -> list[str]:
-    """Lowercase words without punctuation."""
-    return re.sub(r"[^a-z0-9' ]", ' ', text.lower()).split()
 
 
 def word_errors(reference: str, hypothesis: str) -> tuple[int, int]:

@@ -8,8 +8,9 @@ import pytest
 from kame_ros.oracle.engine import OracleEngine
 from kame_ros.oracle.events import APPEND, DONE, RESET
 from kame_ros.oracle.prompt import PARTIAL_NOTE, PromptBuilder
-from kame_ros.oracle.reply_guard import LEAK, REPETITION, ReplyGuard, words
+from kame_ros.oracle.reply_guard import LEAK, REPETITION, ReplyGuard
 from kame_ros.stt.events import TranscriptEvent
+from kame_ros.words import words
 from polling import wait_for
 
 INSTRUCTIONS = PromptBuilder().instructions()

@@ -40,6 +40,7 @@ from kame_ros.oracle.backends.base import BackendError
 from kame_ros.stt.events import FINAL
 from kame_ros.tools.evaluate import ANSWER_WINDOW_S, build_input, hibari_voice, stats
 from kame_ros.wire.messages import AgentText
+from kame_ros.words import words
 
 EMBEDDED = 'smollm2-135m (embedded)'
 SENTENCE_END = re.compile(r'[.!?]$')
@@ -57,11 +58,6 @@ def espeak_voice(voice: str = 'en-us', wpm: int = 150) -> Callable[[str], np.nda
 
 
 VOICES = {'hibari': hibari_voice, 'espeak': espeak_voice}
-
-
-def words(text: str) -> list[str]:
-    """Lower-case words, digits kept ('twenty-four' -> 'twenty', 'four')."""
-    return re.sub(r"[^a-z0-9' ]", ' ', text.lower()).split()
 
 
 @dataclass

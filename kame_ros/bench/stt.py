@@ -14,7 +14,6 @@ The baseline row is the default configuration; others change one knob.
 """
 import argparse
 from pathlib import Path
-import re
 import time
 
 import numpy as np
@@ -22,16 +21,12 @@ import numpy as np
 from kame_ros.audio.frames import AudioFrame, FRAME_SAMPLES, int16_to_float, SAMPLE_RATE
 from kame_ros.audio.resample import resample
 from kame_ros.stt.whisper_engine import WhisperStt
+from kame_ros.words import words
 
 SENTENCES = ['What is the capital of France?', 'Please bring me a glass of water.',
              'How many legs does a spider have?', 'Turn left at the end of the corridor.',
              'Can you tell me the weather for tomorrow?', 'The battery is almost empty.']
 GAP_S = 1.5
-
-
-def norm(text: str) -> list[str]:
-    """Lowercase words without punctuation."""
-    return re.sub(r"[^a-z0-9' ]", ' ', text.lower()).split()
 
 
 def build_stream():
@@ -44,19 +39,19 @@ def build_stream():
     tts = Hibari()
     aligner = WhisperModel(embedded_whisper_dir(), device='cpu', compute_type='int8')
     gap = np.zeros(int(GAP_S * SAMPLE_RATE), np.int16)
-    pieces, words, t = [gap], [], GAP_S
+    pieces, timed, t = [gap], [], GAP_S
     for sentence in SENTENCES:
         clip, _ = float_to_int16(tts(sentence, seed=0))
         segs, _ = aligner.transcribe(resample(int16_to_float(clip), SAMPLE_RATE, 16000),
                                      language='en', word_timestamps=True)
         aligned = [w for s in segs for w in s.words]
-        words.append([(norm(w.word)[0], t + w.end) for w in aligned if norm(w.word)])
+        timed.append([(words(w.word)[0], t + w.end) for w in aligned if words(w.word)])
         pieces += [clip, gap]
         t += (len(clip) + len(gap)) / SAMPLE_RATE
-    return np.concatenate(pieces), words
+    return np.concatenate(pieces), timed
 
 
-def run(audio: np.ndarray, words: list, **engine_kwargs) -> dict:
+def run(audio: np.ndarray, timed: list, **engine_kwargs) -> dict:
     """Stream in real time through a fresh engine; measure."""
     events = []
     t0 = [0.0]
@@ -72,13 +67,13 @@ def run(audio: np.ndarray, words: list, **engine_kwargs) -> dict:
     time.sleep(3.0)
     stt.close()
     word_lat, turn_lat, partial_gaps = [], [], []
-    for utt, utt_words in enumerate(words):
+    for utt, utt_words in enumerate(timed):
         mine = [(t, e) for t, e in events if e.utterance_id == utt]
         stamps = [t for t, e in mine if not e.final]
         partial_gaps += list(np.diff(stamps))
         for i, (_, end) in enumerate(utt_words):
             prefix = [w for w, _ in utt_words[:i + 1]]
-            hit = next((t for t, e in mine if norm(e.text)[:i + 1] == prefix), None)
+            hit = next((t for t, e in mine if words(e.text)[:i + 1] == prefix), None)
             if hit is not None:
                 word_lat.append((hit - end) * 1e3)
         final = next((t for t, e in mine if e.final), None)
@@ -87,7 +82,7 @@ def run(audio: np.ndarray, words: list, **engine_kwargs) -> dict:
     return {'rtf': stt.compute_seconds / max(stt.audio_seconds, 1e-9),
             'word_ms': word_lat, 'turn_ms': turn_lat,
             'partial_gap_ms': np.array(partial_gaps) * 1e3,
-            'words': sum(len(w) for w in words), 'finals': sum(e.final for _, e in events)}
+            'words': sum(len(w) for w in timed), 'finals': sum(e.final for _, e in events)}
 
 
 def main(argv: list[str] | None = None) -> None:
@@ -97,7 +92,7 @@ def main(argv: list[str] | None = None) -> None:
     opts = parser.parse_args(argv)
     opts.out.mkdir(parents=True, exist_ok=True)
     print('[bench] synthesizing and aligning sentences...', flush=True)
-    audio, words = build_stream()
+    audio, timed = build_stream()
     configs = [('default (partials 0.5 s, end 0.6 s)', {}),
                ('end of turn after 0.4 s silence', {'end_silence_s': 0.4}),
                ('partials every 1.0 s', {'partial_interval_s': 1.0})]
@@ -105,7 +100,7 @@ def main(argv: list[str] | None = None) -> None:
     for name, kwargs in configs:
         print(f'[bench] {name}: {len(audio) / SAMPLE_RATE:.0f} s of audio in real time...',
               flush=True)
-        results[name] = run(audio, words, **kwargs)
+        results[name] = run(audio, timed, **kwargs)
     base = np.median(results[configs[0][0]]['word_ms'])
     lines = ['| run | RTF | word end -> partial p50 ms | p95 ms | p50 / baseline | '
              'partial interval p50 ms | end of turn p50 ms | p95 ms | words found | finals |',

@@ -37,6 +37,7 @@ from kame_ros.frontend.budget import FrameBudget
 from kame_ros.frontend.engine import FrameOutput
 from kame_ros.oracle.events import APPEND, DONE, OracleEvent, RESET
 from kame_ros.stt.events import TranscriptEvent
+from kame_ros.words import words
 
 SENTENCE_END = re.compile(r'(?<=[.!?;:])\s+')
 
@@ -50,18 +51,13 @@ def word_marks(text: str, start: int, samples: int) -> list[tuple[int, str]]:
     ``frontend/text`` when it is heard, so an interrupted sentence reports
     only the words actually played (what the oracle's conversation needs).
     """
-    words = text.split()
-    total = sum(len(w) + 1 for w in words) or 1
+    tokens = text.split()
+    total = sum(len(w) + 1 for w in tokens) or 1
     marks, chars = [], 0
-    for word in words:
+    for word in tokens:
         marks.append((start + samples * chars // total, word))
         chars += len(word) + 1
     return marks
-
-
-def normalized(text: str) -> str:
-    """Lower-case words only, to compare what was said."""
-    return ' '.join(re.findall(r"[a-z0-9']+", text.lower()))
 
 
 ACK_TRIM_LEVEL = 200  # int16 amplitude below which the acknowledgement's edges are silence
@@ -209,7 +205,7 @@ class TtsFrontEnd:
         """
         opening = self._text.lstrip().startswith(sentence.strip())
         return (opening and event.utterance_id == self._acked_utterance
-                and normalized(sentence) == normalized(self.acknowledgement))
+                and words(sentence) == words(self.acknowledgement))
 
     def say(self, text: str, on_done: Callable[[str], None]) -> None:
         """Speak ``text`` before any oracle reply; ``on_done('spoken')`` once it has played."""

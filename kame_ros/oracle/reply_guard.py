@@ -18,15 +18,11 @@ instruction check.
 """
 import re
 
+from kame_ros.words import words
+
 CLAUSE_END = re.compile(r'[,.;:!?]+\s+')
-WORD = re.compile(r"[a-z0-9']+")
 LEAK = 'prompt_leak'
 REPETITION = 'repetition'
-
-
-def words(text: str) -> list[str]:
-    """Lower-case words without punctuation: what the checks compare."""
-    return WORD.findall(text.lower())
 
 
 class ReplyGuard:

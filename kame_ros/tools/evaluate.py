@@ -30,7 +30,6 @@ conversational quality.
 import argparse
 import json
 from pathlib import Path
-import re
 import subprocess
 import sys
 from typing import Callable
@@ -40,6 +39,7 @@ import numpy as np
 from kame_ros.agent.timeline import AGENT_SPEECH_END, AGENT_SPEECH_START, read_events
 from kame_ros.audio.wav import write_wav
 from kame_ros.wire.messages import AgentText
+from kame_ros.words import words
 
 QUESTIONS = [('What is the capital of France?', ['paris']),
              ('How many legs does a spider have?', ['eight', '8']),
@@ -90,7 +90,7 @@ def score(directory: Path, spans: list[tuple[float, float]], questions: list,
         elif event.kind == AGENT_SPEECH_END and speech:
             speech[-1][1] = event.t
     results = []
-    ack = set(re.sub(r'[^a-z0-9 ]', ' ', acknowledgement.lower()).split())
+    ack = set(words(acknowledgement))
     for k, ((_, end), (_, expected)) in enumerate(zip(spans, questions)):
         t_end = start + end
         t_next = start + spans[k + 1][0] if k + 1 < len(spans) else t_end + ANSWER_WINDOW_S
@@ -102,10 +102,10 @@ def score(directory: Path, spans: list[tuple[float, float]], questions: list,
             if event.kind != AgentText.TYPE or not (start + spans[k][0] <= t < t_next):
                 continue
             spoken += text
-            words = re.sub(r'[^a-z0-9 ]', ' ', spoken.lower()).split()
-            if knowledge is None and any(w in words for w in expected):
+            said = words(spoken)
+            if knowledge is None and any(w in said for w in expected):
                 knowledge = t - t_end
-            fresh = set(re.sub(r'[^a-z0-9 ]', ' ', text.lower()).split()) - ack
+            fresh = set(words(text)) - ack
             if content is None and t >= t_end and fresh:
                 content = t - t_end
         results.append({'onset': onset, 'content': content, 'correct': knowledge is not None,
