@@ -59,6 +59,9 @@ def test_every_question_has_answers_and_a_source():
     (['--questions', '0'], '--questions must be'),
     (['--voices', 'nobody'], 'invalid choice'),
     (['--realtime-factor', '-1'], '--realtime-factor must be >= 0'),
+    (['--text', '--oracle', 'warm=-p oracle:temperature:=0.7'],
+     "warm also sets 'oracle:temperature:=0.7': compare it without --text"),
+    (['--text', '--oracle', 'mic=-p stt:model:=small.en'], "mic also sets 'stt:model:=small.en'"),
 ])
 def test_bad_arguments_are_one_line_and_fail_before_any_model_loads(
         processes, tmp_path, args, message):

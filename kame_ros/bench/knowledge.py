@@ -110,13 +110,30 @@ def judge(question: Question, heard: str, spoken: list[tuple[float, str]]) -> An
                   len(spoken), spoken[0][0] if spoken else None, hit)
 
 
-def oracle_settings(ros_args: list[str]) -> dict[str, str]:
-    """Return the oracle parameters among ROS arguments ('-p oracle:NAME:=VALUE')."""
-    found = (re.fullmatch(r'oracle:(\w+):=(.*)', arg) for arg in ros_args)
-    return {m[1]: m[2] for m in found if m}
+TEXT_SETTINGS = ('backend', 'model', 'base_url', 'max_tokens')
 
 
-def ask_text(questions: list[Question], ros_args: list[str]) -> list[Answer]:
+def text_settings(label: str, ros_args: list[str]) -> dict[str, str]:
+    """
+    Return the oracle parameters ``--text`` uses ('-p oracle:NAME:=VALUE').
+
+    Text mode builds the backend and engine itself, without nodes: any other
+    ROS argument (a prompt, another node's parameter) would be silently
+    ignored, so it is refused instead.
+    """
+    settings = {}
+    for arg in ros_args:
+        found = re.fullmatch(r'oracle:(\w+):=(.*)', arg)
+        if arg == '-p':
+            continue
+        if not found or found[1] not in TEXT_SETTINGS:
+            raise ValueError(f'--text uses only oracle:{{{",".join(TEXT_SETTINGS)}}}; '
+                             f'{label} also sets {arg!r}: compare it without --text')
+        settings[found[1]] = found[2]
+    return settings
+
+
+def ask_text(questions: list[Question], settings: dict[str, str]) -> list[Answer]:
     """
     Ask the oracle alone, in text, one fresh conversation per question.
 
@@ -127,7 +144,6 @@ def ask_text(questions: list[Question], ros_args: list[str]) -> list[Answer]:
     from kame_ros.oracle.engine import OracleEngine
     from kame_ros.oracle.events import APPEND, DONE
     from kame_ros.stt.events import TranscriptEvent
-    settings = oracle_settings(ros_args)
     backend = make_backend(settings.get('backend', 'llama_cpp'), model=settings.get('model', ''),
                            base_url=settings.get('base_url', ''))
     backend.load(lambda step: None)
@@ -240,6 +256,8 @@ def main(argv: list[str] | None = None) -> None:
     opts = p.parse_args(argv)
     try:
         oracles = parse_oracles(opts.oracle or [f'{EMBEDDED}='])
+        settings = {label: text_settings(label, args) for label, args in oracles.items()
+                    if opts.text}
     except ValueError as e:
         sys.exit(f'kame_ros_bench_knowledge: {e}')
     if opts.realtime_factor < 0:
@@ -252,10 +270,10 @@ def main(argv: list[str] | None = None) -> None:
     questions = list(QUESTIONS[:opts.questions])
     opts.out.mkdir(parents=True, exist_ok=True)
     results: dict[tuple[str, str], list[Answer]] = {}
-    for label, ros_args in oracles.items() if opts.text else []:
+    for label, oracle in settings.items():
         print(f'[knowledge] {label}: {len(questions)} questions in text...', flush=True)
         try:
-            results[(label, 'text')] = ask_text(questions, ros_args)
+            results[(label, 'text')] = ask_text(questions, oracle)
         except BackendError as e:
             sys.exit(f'kame_ros_bench_knowledge: {label}: {e}')
     for voice in [] if opts.text else opts.voices:
