@@ -2,6 +2,7 @@
 # SPDX-License-Identifier: Apache-2.0
 """The tts front-end reports what it actually spoke, word by word, on hibari."""
 import numpy as np
+import pytest
 
 from kame_ros.frontend.tts_engine import TtsFrontEnd, word_marks
 from kame_ros.oracle.events import OracleEvent
@@ -13,26 +14,44 @@ REPLY = ('The kitchen is at the end of the hall, past the dining room, '
          'next to the big window that faces the garden. ')
 
 
+@pytest.fixture
+def started():
+    """Start a front-end (warmed up when it acknowledges); it is stopped after the test."""
+    engines = []
+
+    def start(**kwargs) -> TtsFrontEnd:
+        fe = TtsFrontEnd(**kwargs)
+        if fe.acknowledgement:
+            fe.warmup()
+        fe.start()
+        engines.append(fe)
+        return fe
+    yield start
+    for fe in engines:
+        fe.stop()
+
+
+def synthesized(fe: TtsFrontEnd, samples: int = 0) -> None:
+    """Wait for hibari to have more than ``samples`` of the reply ready to play."""
+    assert wait_for(lambda: len(fe._audio) > samples, 30), 'hibari synthesized the reply'
+
+
 def test_word_marks_spread_words_over_the_audio():
     marks = word_marks('one three fifteen', 1000, 1800)
     assert [w for _, w in marks] == ['one', 'three', 'fifteen']
     assert [o for o, _ in marks] == [1000, 1000 + 1800 * 4 // 18, 1000 + 1800 * 10 // 18]
 
 
-def test_interrupted_reply_reports_only_the_words_played():
-    fe = TtsFrontEnd(acknowledgement='')
-    fe.start()
-    try:
-        fe.on_oracle(OracleEvent('oracle.reset', 1, 1, 0, final=True))
-        fe.on_oracle(OracleEvent('oracle.append', 1, 1, 0, REPLY))
-        fe.on_oracle(OracleEvent('oracle.done', 1, 1, 0))
-        assert wait_for(lambda: len(fe._audio) > 24000, 30), 'hibari synthesized the reply'
-        heard = ''.join(fe.step(SILENCE).text for _ in range(20))  # 1.6 s of it
-        # Barge-in: the user's next final turn interrupts the reply mid-sentence.
-        fe.on_oracle(OracleEvent('oracle.reset', 2, 2, 0, final=True))
-        heard += ''.join(fe.step(SILENCE).text for _ in range(60))
-    finally:
-        fe.stop()
+def test_interrupted_reply_reports_only_the_words_played(started):
+    fe = started(acknowledgement='')
+    fe.on_oracle(OracleEvent('oracle.reset', 1, 1, 0, final=True))
+    fe.on_oracle(OracleEvent('oracle.append', 1, 1, 0, REPLY))
+    fe.on_oracle(OracleEvent('oracle.done', 1, 1, 0))
+    synthesized(fe, 24000)
+    heard = ''.join(fe.step(SILENCE).text for _ in range(20))  # 1.6 s of it
+    # Barge-in: the user's next final turn interrupts the reply mid-sentence.
+    fe.on_oracle(OracleEvent('oracle.reset', 2, 2, 0, final=True))
+    heard += ''.join(fe.step(SILENCE).text for _ in range(60))
     said = heard.split()
     assert 3 <= len(said) < len(REPLY.split()), said
     assert said == REPLY.split()[:len(said)], 'a prefix of the reply, in order'
@@ -57,105 +76,86 @@ def play(fe: TtsFrontEnd, frames: int) -> list[str]:
     return said.split()
 
 
-def test_the_acknowledgement_is_filler_not_reply_text():
+def test_the_acknowledgement_is_filler_not_reply_text(started):
     # The oracle hears frontend/text as the agent's side of the conversation: an
     # acknowledgement there teaches a small LLM to answer "Okay." and nothing else.
-    fe = TtsFrontEnd()
-    fe.warmup()
-    fe.start()
-    try:
-        fe.on_turn_end(final(1))
-        outs = [fe.step(SILENCE) for _ in range(10)]
-        assert ''.join(o.filler for o in outs).split() == ['Okay.']
-        assert not ''.join(o.text for o in outs)
-        reply(fe, 1, 1, 'Paris.')
-        assert wait_for(lambda: len(fe._audio) > 0, 30)
-        outs = [fe.step(SILENCE) for _ in range(30)]
-        assert ''.join(o.text for o in outs).split() == ['Paris.']
-        assert not ''.join(o.filler for o in outs)
-    finally:
-        fe.stop()
+    fe = started()
+    fe.on_turn_end(final(1))
+    outs = [fe.step(SILENCE) for _ in range(10)]
+    assert ''.join(o.filler for o in outs).split() == ['Okay.']
+    assert not ''.join(o.text for o in outs)
+    reply(fe, 1, 1, 'Paris.')
+    synthesized(fe)
+    outs = [fe.step(SILENCE) for _ in range(30)]
+    assert ''.join(o.text for o in outs).split() == ['Paris.']
+    assert not ''.join(o.filler for o in outs)
 
 
-def test_one_acknowledgement_per_turn_and_none_when_the_answer_is_ready():
-    fe = TtsFrontEnd()
-    fe.warmup()
-    fe.start()
-    try:
-        # The user pauses twice before the agent answers: finals 1 and 2, one "Okay."
-        fe.on_turn_end(final(1))
-        said = play(fe, 5)
-        fe.on_turn_end(final(2, 'of France?'))
-        said += play(fe, 5)
-        assert said == ['Okay.'] and (fe.acks, fe.acks_skipped) == (1, 1)
-        reply(fe, 1, 2, 'Paris is the capital.')
-        assert wait_for(lambda: len(fe._audio) > 0, 30)
-        said = play(fe, 40)
-        assert said == ['Paris', 'is', 'the', 'capital.'], 'answered without another ack'
-        # A reply that opens with the acknowledgement just given for its turn skips it.
-        fe.on_turn_end(final(5, 'And Spain?'))
-        assert play(fe, 5) == ['Okay.'] and fe.acks == 2
-        reply(fe, 2, 5, 'Okay. Madrid.')
-        assert wait_for(lambda: len(fe._audio) > 0, 30)
-        assert play(fe, 40) == ['Madrid.']
-        # A new turn after the answer started: acknowledged again.
-        fe.on_turn_end(final(3, 'And of Japan?'))
-        assert play(fe, 5) == ['Okay.'] and fe.acks == 3
-        # The answer to this very final is synthesized before the ack would start: no ack.
-        reply(fe, 3, 3, 'Tokyo.')
-        assert wait_for(lambda: len(fe._audio) > 0, 30)
-        play(fe, 40)
-        reply(fe, 4, 4, 'Rome is the capital of Italy.')
-        assert wait_for(lambda: len(fe._audio) > 0, 30)
-        fe.on_turn_end(final(4, 'And of Italy?'))
-        said = play(fe, 40)
-        assert said[0] == 'Rome' and 'Okay.' not in said and fe.acks == 3
-    finally:
-        fe.stop()
+def test_one_acknowledgement_per_turn_and_none_when_the_answer_is_ready(started):
+    fe = started()
+    # The user pauses twice before the agent answers: finals 1 and 2, one "Okay."
+    fe.on_turn_end(final(1))
+    said = play(fe, 5)
+    fe.on_turn_end(final(2, 'of France?'))
+    said += play(fe, 5)
+    assert said == ['Okay.'] and (fe.acks, fe.acks_skipped) == (1, 1)
+    reply(fe, 1, 2, 'Paris is the capital.')
+    synthesized(fe)
+    said = play(fe, 40)
+    assert said == ['Paris', 'is', 'the', 'capital.'], 'answered without another ack'
+    # A reply that opens with the acknowledgement just given for its turn skips it.
+    fe.on_turn_end(final(5, 'And Spain?'))
+    assert play(fe, 5) == ['Okay.'] and fe.acks == 2
+    reply(fe, 2, 5, 'Okay. Madrid.')
+    synthesized(fe)
+    assert play(fe, 40) == ['Madrid.']
+    # A new turn after the answer started: acknowledged again.
+    fe.on_turn_end(final(3, 'And of Japan?'))
+    assert play(fe, 5) == ['Okay.'] and fe.acks == 3
+    # The answer to this very final is synthesized before the ack would start: no ack.
+    reply(fe, 3, 3, 'Tokyo.')
+    synthesized(fe)
+    play(fe, 40)
+    reply(fe, 4, 4, 'Rome is the capital of Italy.')
+    synthesized(fe)
+    fe.on_turn_end(final(4, 'And of Italy?'))
+    said = play(fe, 40)
+    assert said[0] == 'Rome' and 'Okay.' not in said and fe.acks == 3
 
 
-def test_a_reply_waits_while_the_user_speaks_again():
-    fe = TtsFrontEnd(acknowledgement='')
-    fe.start()
-    try:
-        fe.on_user_speaking(True)
-        reply(fe, 1, 1, 'The kitchen is down the hall.')
-        assert wait_for(lambda: len(fe._audio) > 0, 30)
-        assert play(fe, 10) == [], 'nothing starts while the user talks'
-        fe.on_user_speaking(False)
-        assert play(fe, 40)[:2] == ['The', 'kitchen']
-        # Once playing, the user's voice (or the robot's own echo) does not cut it.
-        fe.on_user_speaking(False)
-        reply(fe, 4, 4, 'The garden is outside, behind the house, past the big old tree.')
-        assert wait_for(lambda: len(fe._audio) > 0, 30)
-        heard = play(fe, 3)
-        fe.on_user_speaking(True)
-        heard += play(fe, 80)
-        assert heard == 'The garden is outside, behind the house, past the big old tree.'.split()
-        # A stuck voice-activity flag cannot silence the agent for more than 4 s.
-        reply(fe, 5, 5, 'Yes.')
-        assert wait_for(lambda: len(fe._audio) > 0, 30)
-        assert play(fe, 50) == [] and play(fe, 20) == ['Yes.']
-    finally:
-        fe.stop()
+def test_a_reply_waits_while_the_user_speaks_again(started):
+    fe = started(acknowledgement='')
+    fe.on_user_speaking(True)
+    reply(fe, 1, 1, 'The kitchen is down the hall.')
+    synthesized(fe)
+    assert play(fe, 10) == [], 'nothing starts while the user talks'
+    fe.on_user_speaking(False)
+    assert play(fe, 40)[:2] == ['The', 'kitchen']
+    # Once playing, the user's voice (or the robot's own echo) does not cut it.
+    fe.on_user_speaking(False)
+    reply(fe, 4, 4, 'The garden is outside, behind the house, past the big old tree.')
+    synthesized(fe)
+    heard = play(fe, 3)
+    fe.on_user_speaking(True)
+    heard += play(fe, 80)
+    assert heard == 'The garden is outside, behind the house, past the big old tree.'.split()
+    # A stuck voice-activity flag cannot silence the agent for more than 4 s.
+    reply(fe, 5, 5, 'Yes.')
+    synthesized(fe)
+    assert play(fe, 50) == [] and play(fe, 20) == ['Yes.']
 
 
-def test_a_final_soon_after_the_reply_started_is_the_same_turn():
-    fe = TtsFrontEnd()
-    fe.warmup()
-    fe.start()
-    try:
-        fe.on_turn_end(final(1, 'What is the capital?'))
-        assert play(fe, 5) == ['Okay.']
-        reply(fe, 1, 1, 'The capital of which country would you like to know about?')
-        assert wait_for(lambda: len(fe._audio) > 0, 30)
-        assert play(fe, 5)[:1] == ['The']
-        fe.on_turn_end(final(2, 'Of France.'))  # the user went on: no second "Okay."
-        reply(fe, 2, 2, 'Paris.')
-        assert wait_for(lambda: fe.reply == (0, 2) and len(fe._audio) > 0, 30)
-        assert 'Okay.' not in play(fe, 40) and (fe.acks, fe.acks_skipped) == (1, 1)
-    finally:
-        fe.stop()
+def test_a_final_soon_after_the_reply_started_is_the_same_turn(started):
+    fe = started()
+    fe.on_turn_end(final(1, 'What is the capital?'))
+    assert play(fe, 5) == ['Okay.']
+    reply(fe, 1, 1, 'The capital of which country would you like to know about?')
+    synthesized(fe)
+    assert play(fe, 5)[:1] == ['The']
+    fe.on_turn_end(final(2, 'Of France.'))  # the user went on: no second "Okay."
+    reply(fe, 2, 2, 'Paris.')
+    assert wait_for(lambda: fe.reply == (0, 2) and len(fe._audio) > 0, 30)
+    assert 'Okay.' not in play(fe, 40) and (fe.acks, fe.acks_skipped) == (1, 1)
 
 
 def test_not_quiet_until_the_reply_has_been_synthesized_and_played():
@@ -167,7 +167,7 @@ def test_not_quiet_until_the_reply_has_been_synthesized_and_played():
     assert not fe.quiet, 'a sentence waits for the synthesis thread'
     fe.start()
     try:
-        assert wait_for(lambda: len(fe._audio) > 0, 30)
+        synthesized(fe)
         assert not fe.quiet, 'synthesized but not played'
         frames = 0
         while not fe.quiet and frames < 200:
