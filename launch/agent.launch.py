@@ -9,7 +9,7 @@ Start the kame_ros agent on a robot: one process per node of the YAML.
         [stt_engine:=whisper|sherpa_onnx] [stt_model:=/models/zipformer]
         [llm_backend:=transformers|llama_cpp|openai] [llm_model:=/models/llm.gguf]
         [llm_base_url:=http://gpu-box:8000/v1]
-        [input_wav:=question.wav] [output_wav:=answer.wav]
+        [input_wav:=question.wav] [output_wav:=answer.wav] [backend_nice:=0]
 
 The YAML is read through kame_ros.ros.config, as ``kame_ros_run`` reads it:
 node sections (``/**/stt``) start that executable, ``/**`` applies to every
@@ -19,6 +19,9 @@ launch with an error. ``input_wav``/``output_wav`` run headless (files
 instead of the sound card); the launch then ends by itself once the answer
 has been written. ``autostart:=false`` leaves the lifecycle transitions of
 stt, oracle and frontend to a lifecycle manager (nav2's convention).
+``backend_nice`` lowers the CPU priority of the stt and oracle processes
+(``nice -n``): on a machine where they share cores with the front-end, the
+80 ms frame loop then comes first and the slow back-end takes what is left.
 """
 import os
 
@@ -35,6 +38,7 @@ from kame_ros.nodes.registry import NODE_MODULES
 from kame_ros.ros.config import headless_nodes, nodes_in_config
 
 LIFECYCLE_NODES = ('stt', 'oracle', 'frontend')
+BACKEND_NODES = ('stt', 'oracle')  # slow and bursty: they may wait, the frame loop may not
 BOOLEAN = ['true', 'false']
 # launch argument -> (node, parameter it overrides, allowed values or None for any)
 OVERRIDES = {
@@ -63,8 +67,10 @@ def _nodes(context):
     for argument, (node, parameter, _) in OVERRIDES.items():
         if arg(argument) and node in params:
             params[node][parameter] = arg(argument)
+    nice = arg('backend_nice')
     actions = [Node(package='kame_ros', executable=name, name=name, namespace=arg('namespace'),
-                    parameters=[config, params[name]], output='screen', emulate_tty=True)
+                    parameters=[config, params[name]], output='screen', emulate_tty=True,
+                    prefix=f'nice -n {nice}' if name in BACKEND_NODES and nice != '0' else None)
                for name in names]
     sink = next((a for a, n in zip(actions, names) if n == 'wav_sink'), None)
     if sink is not None:
@@ -93,6 +99,10 @@ def generate_launch_description():
                               description='Headless: this WAV is the microphone'),
         DeclareLaunchArgument('output_wav', default_value='',
                               description='Headless: write the speaker to this WAV, then end'),
+        DeclareLaunchArgument('backend_nice', default_value='0',
+                              choices=[str(n) for n in range(20)],
+                              description='CPU niceness (0-19) of the stt and oracle processes: '
+                                          'the front-end keeps the cores it needs'),
     ]
     arguments += [DeclareLaunchArgument(name, default_value='',
                                         choices=[''] + choices if choices else None,

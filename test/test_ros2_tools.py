@@ -82,6 +82,19 @@ def stop(proc: subprocess.Popen) -> int:
         return proc.wait()
 
 
+def niceness(*markers: str) -> list[int]:
+    """CPU nice values of the running processes whose command line has every marker."""
+    found = []
+    for cmdline in Path('/proc').glob('[0-9]*/cmdline'):
+        try:
+            args = cmdline.read_bytes().split(b'\0')
+            if all(m.encode() in args for m in markers):
+                found.append(os.getpriority(os.PRIO_PROCESS, int(cmdline.parent.name)))
+        except (FileNotFoundError, ProcessLookupError):
+            continue  # it ended while we looked
+    return found
+
+
 def listen(ros, namespace: str = ''):
     """Collect finals and the front-end's words from the launched agent."""
     node = ros.node('launch_listener')
@@ -166,6 +179,7 @@ def test_namespaced_launch_reads_wildcard_yaml(workspace, ros, tmp_path):
 def test_bad_launch_arguments_end_the_launch(workspace, tmp_path):
     for arguments, message in (('llm_backend:=foo', 'llm_backend'),
                                ('use_sim_time:=maybe', 'use_sim_time'),
+                               ('backend_nice:=20', 'backend_nice'),
                                (f'config:={tmp_path / "nope.yaml"}', 'nope.yaml'),
                                (f'input_wav:={tmp_path / "nope.wav"}', 'nope.wav')):
         t0 = time.monotonic()
@@ -181,12 +195,13 @@ def test_cli_param_lifecycle_topic_against_the_oracle(workspace, ros, tmp_path):
               '/**/oracle': {'ros__parameters': {'backend': 'llama_cpp', 'max_tokens': 40,
                                                  'poll_interval_s': 0.2}}}
     (tmp_path / 'oracle.yaml').write_text(yaml.safe_dump(config))
-    proc = launch(workspace, f'namespace:=robot1 autostart:=false '
+    proc = launch(workspace, f'namespace:=robot1 autostart:=false backend_nice:=7 '
                              f'config:={tmp_path / "oracle.yaml"}', tmp_path / 'launch.log')
     node = '/robot1/oracle'
     try:
         assert wait_for(lambda: 'unconfigured' in run(workspace, f'ros2 lifecycle get {node}')
                         .stdout, 60, 1.0), (tmp_path / 'launch.log').read_text()
+        assert niceness('__node:=oracle', '__ns:=/robot1') == [7], 'backend_nice reached it'
         dump = run(workspace, f'ros2 param dump {node}')
         assert dump.returncode == 0 and 'max_tokens: 40' in dump.stdout, dump.stdout
         assert 'intents: []' in dump.stdout and 'use_sim_time: false' in dump.stdout

@@ -237,17 +237,19 @@ def plot(rows: list[dict], path: Path) -> None:
     plt.close(fig)
 
 
-def start_agent(config: Path, out: Path, tracemalloc: bool) -> dict[str, subprocess.Popen]:
-    """One process per node, as ros2 launch starts them; logs in out/<node>.log."""
+def start_agent(config: Path, out: Path, tracemalloc: bool,
+                backend_nice: int = 0) -> dict[str, subprocess.Popen]:
+    """One process per node, as ros2 launch starts them (backend_nice too); out/<node>.log."""
     env = os.environ.copy()
     if tracemalloc:
         env[TRACEMALLOC_ENV] = str(out / 'heap')
     procs = {}
     for name in NODES:
         log = open(out / f'{name}.log', 'w')
+        nice = ['nice', '-n', str(backend_nice)] if name in ('stt', 'oracle') else []
+        command = [sys.executable, '-m', 'kame_ros.run', '--config', str(config), '--nodes', name]
         procs[name] = subprocess.Popen(
-            [sys.executable, '-m', 'kame_ros.run', '--config', str(config), '--nodes', name],
-            stdout=log, stderr=subprocess.STDOUT, env=env)
+            nice + command, stdout=log, stderr=subprocess.STDOUT, env=env)
         log.close()
     return procs
 
@@ -305,6 +307,8 @@ def main(argv: list[str] | None = None) -> None:
     p.add_argument('--checkpoint', default='',
                    help='moshi: checkpoint (default: a tiny random KAME checkpoint is built)')
     p.add_argument('--sample-s', type=float, default=5.0, help='seconds between samples')
+    p.add_argument('--backend-nice', type=int, default=0, choices=range(20), metavar='0..19',
+                   help="CPU niceness of the stt and oracle processes (the launch's backend_nice)")
     p.add_argument('--tracemalloc', action='store_true',
                    help="trace each node's Python heap (slower; growth sites in out/heap/)")
     p.add_argument('--out', type=Path, default=Path('out/soak'))
@@ -325,7 +329,7 @@ def main(argv: list[str] | None = None) -> None:
     config = opts.out / 'soak.yaml'
     agent_config(opts, wav, config)
     observer = Observer()
-    procs = start_agent(config, opts.out, opts.tracemalloc)
+    procs = start_agent(config, opts.out, opts.tracemalloc, opts.backend_nice)
     pids = {name: proc.pid for name, proc in procs.items()}
     print(f'[soak] nodes {pids}: {audio_s / 60:.1f} min of audio at {opts.realtime_factor:g}x '
           f'(logs: {opts.out}/<node>.log)', flush=True)
