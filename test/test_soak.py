@@ -46,7 +46,7 @@ def test_bad_arguments_are_one_line_and_exit_1(tmp_path):
     assert len(run.stderr.strip().splitlines()) == 1 and 'Traceback' not in run.stderr
     run = subprocess.run([shutil.which('kame_ros_soak'), '--backend-nice', '20', '--out',
                           str(tmp_path)], capture_output=True, text=True, timeout=60)
-    assert run.returncode == 2 and "--backend-nice: invalid choice: 20" in run.stderr, run.stderr
+    assert run.returncode == 2 and '--backend-nice: invalid choice: 20' in run.stderr, run.stderr
     assert 'Traceback' not in run.stderr and not (tmp_path / 'conversation.wav').exists()
 
 
