@@ -34,11 +34,10 @@ from launch.events import Shutdown
 from launch.substitutions import LaunchConfiguration
 from launch_ros.actions import Node
 
-from kame_ros.nodes.registry import NODE_MODULES
+from kame_ros.nodes.registry import BACKEND_NODES, NODE_MODULES
 from kame_ros.ros.config import headless_nodes, nodes_in_config
 
 LIFECYCLE_NODES = ('stt', 'oracle', 'frontend')
-BACKEND_NODES = ('stt', 'oracle')  # slow and bursty: they may wait, the frame loop may not
 BOOLEAN = ['true', 'false']
 # launch argument -> (node, parameter it overrides, allowed values or None for any)
 OVERRIDES = {

@@ -123,9 +123,9 @@ def text_settings(label: str, ros_args: list[str]) -> dict[str, str]:
     """
     settings = {}
     for arg in ros_args:
-        found = re.fullmatch(r'oracle:(\w+):=(.*)', arg)
         if arg == '-p':
             continue
+        found = re.fullmatch(r'oracle:(\w+):=(.*)', arg)
         if not found or found[1] not in TEXT_SETTINGS:
             raise ValueError(f'--text uses only oracle:{{{",".join(TEXT_SETTINGS)}}}; '
                              f'{label} also sets {arg!r}: compare it without --text')

@@ -18,6 +18,9 @@ NODE_MODULES = {
     'oracle': ('kame_ros.nodes.oracle', 'OracleNode'),
     'frontend': ('kame_ros.nodes.frontend', 'FrontEndNode'),
 }
+# Slow and bursty: they may wait for a core, the front-end's frame loop may not
+# (the launch's backend_nice and kame_ros_soak --backend-nice lower their priority).
+BACKEND_NODES = ('stt', 'oracle')
 
 
 def node_class(name: str) -> type:

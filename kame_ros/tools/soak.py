@@ -32,6 +32,7 @@ import numpy as np
 import yaml
 
 from kame_ros.audio.frames import FRAME_SECONDS
+from kame_ros.nodes.registry import BACKEND_NODES
 from kame_ros.ros.config import node_parameters, read_parameters_file
 from kame_ros.ros.heap import ENV as TRACEMALLOC_ENV
 from kame_ros.run import find_default_config
@@ -246,7 +247,7 @@ def start_agent(config: Path, out: Path, tracemalloc: bool,
     procs = {}
     for name in NODES:
         log = open(out / f'{name}.log', 'w')
-        nice = ['nice', '-n', str(backend_nice)] if name in ('stt', 'oracle') else []
+        nice = ['nice', '-n', str(backend_nice)] if backend_nice and name in BACKEND_NODES else []
         command = [sys.executable, '-m', 'kame_ros.run', '--config', str(config), '--nodes', name]
         procs[name] = subprocess.Popen(
             nice + command, stdout=log, stderr=subprocess.STDOUT, env=env)
