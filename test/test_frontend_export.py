@@ -90,7 +90,7 @@ def test_io_binding_keeps_the_state_off_the_host_and_changes_nothing(exported):
 
 
 def test_cache_writes_are_slice_writes_not_element_scatters(exported):
-    """ScatterElements over a KV cache is an element-by-element kernel: 7.5 of a 10 ms step."""
+    """No ScatterElements over a KV cache: an element-by-element kernel, 7.5 of a 10 ms step."""
     _, directory = exported
     for path in sorted(directory.glob('*.onnx')):
         graph = onnx.load(str(path)).graph
@@ -101,7 +101,7 @@ def test_cache_writes_are_slice_writes_not_element_scatters(exported):
 
 
 def _scatter_model(indices: np.ndarray, path):
-    """A one-node graph: ScatterElements on axis 0 of a (3, 2, 4) input with constant indices."""
+    """Write a one-node graph: ScatterElements on axis 0 of a (3, 2, 4) input with constant indices."""
     from onnx import helper, numpy_helper, TensorProto
     update_shape = list(indices.shape)
     graph = helper.make_graph(
