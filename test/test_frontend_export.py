@@ -101,7 +101,7 @@ def test_cache_writes_are_slice_writes_not_element_scatters(exported):
 
 
 def _scatter_model(indices: np.ndarray, path):
-    """Write a one-node graph: ScatterElements on axis 0 of a (3, 2, 4) input with constant indices."""
+    """Write a one-node graph: ScatterElements on axis 0 of a (3, 2, 4) input, constant indices."""
     from onnx import helper, numpy_helper, TensorProto
     update_shape = list(indices.shape)
     graph = helper.make_graph(
