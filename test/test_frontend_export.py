@@ -5,6 +5,7 @@ import json
 
 import numpy as np
 import onnx
+import onnxruntime as ort
 import pytest
 import torch
 
@@ -12,7 +13,7 @@ from kame_ros.frontend.checkpoint import load_frontend_models
 from kame_ros.frontend.export.exporter import export_frontend
 from kame_ros.frontend.export.layout import ExportError
 from kame_ros.frontend.export.rewrite import rewrite_for_onnxruntime
-from kame_ros.frontend.export.runtime import ExportedFrontEnd
+from kame_ros.frontend.export.runtime import ExportedFrontEnd, load_or_export
 from kame_ros.frontend.moshi_engine import MoshiFrontEnd
 from kame_ros.frontend.tiny import save_checkpoint
 from kame_ros.oracle.events import OracleEvent
@@ -84,9 +85,11 @@ def test_io_binding_keeps_the_state_off_the_host_and_changes_nothing(exported):
     b = run(models, copied, ORACLE_SCRIPT, 'kame')
     assert [o.text_token for o in a] == [o.text_token for o in b]
     assert all(np.array_equal(x.pcm, y.pcm) for x, y in zip(a, b) if x.pcm is not None)
-    state_bytes = sum(t.nbytes for g in copied.graphs.values() for t in g.initial)
+    # Plain session.run: the state goes in and comes out, the caches go in, every step.
+    per_step = sum(2 * t.nbytes for g in copied.graphs.values() for t in g.state) \
+        + sum(t.nbytes for g in copied.graphs.values() for t in g.caches)
     assert bound.host_state_bytes == 0
-    assert copied.host_state_bytes >= FRAMES * 2 * state_bytes * 0.9, 'every step copied it'
+    assert copied.host_state_bytes >= FRAMES * per_step * 0.9, 'every step copied it'
 
 
 def test_cache_writes_are_slice_writes_not_element_scatters(exported):
@@ -117,7 +120,6 @@ def _scatter_model(indices: np.ndarray, path):
                                                (np.array([[[1, 1, 1, 1], [2, 2, 2, 2]]]), False),
                                                (np.full((2, 2, 4), 1), False)])
 def test_rewrite_turns_only_whole_slice_writes_into_concat(tmp_path, indices, rewritten):
-    import onnxruntime as ort
     path = tmp_path / 'scatter.onnx'
     _scatter_model(indices, path)
     rng = np.random.default_rng(0)
@@ -136,6 +138,7 @@ def test_manifest_lists_every_graph_and_bad_directories_are_clear(exported, tmp_
     assert set(manifest['graphs']) == {'mimi_encode', 'mimi_decode', 'temporal',
                                        *(f'depth_{k}' for k in range(models.lm.dep_q))}
     assert all(entry['state'] for entry in manifest['graphs'].values())
+    assert all(manifest['graphs'][g]['caches'] for g in ('temporal', 'mimi_encode', 'depth_0'))
     with pytest.raises(ExportError, match='no manifest.json'):
         ExportedFrontEnd(tmp_path, progress=lambda s: None)
     broken = tmp_path / 'broken'
@@ -145,6 +148,32 @@ def test_manifest_lists_every_graph_and_bad_directories_are_clear(exported, tmp_
     (broken / 'temporal.onnx').write_bytes(b'not onnx')
     with pytest.raises(ExportError, match='temporal.onnx'):
         ExportedFrontEnd(broken, progress=lambda s: None)
+    old = tmp_path / 'old'
+    old.mkdir()
+    for f in directory.iterdir():
+        (old / f.name).write_bytes(f.read_bytes())
+    (old / 'manifest.json').write_text(json.dumps({**manifest, 'layout': 1}))
+    with pytest.raises(ExportError, match='layout 1.*export again'):
+        ExportedFrontEnd(old, progress=lambda s: None)
+    said = []
+    load_or_export(models, old, progress=said.append)
+    assert any('another kame_ros version: exporting' in line for line in said)
+    assert json.loads((old / 'manifest.json').read_text())['layout'] == manifest['layout']
+
+
+def test_a_step_reads_the_kv_cache_and_returns_only_its_new_entries(exported):
+    """The temporal cache goes in; one frame's keys and values and their slot come out."""
+    _, directory = exported
+    session = ort.InferenceSession(str(directory / 'temporal.onnx'))
+    caches = [i for i in session.get_inputs() if i.name.startswith('cache_in.')]
+    new = {o.name: o.shape for o in session.get_outputs() if o.name.startswith('cache_new.')}
+    at = {o.name: o.shape for o in session.get_outputs() if o.name.startswith('cache_at.')}
+    assert caches and len(new) == len(at) == len(caches)
+    for cache in caches:
+        name = cache.name.removeprefix('cache_in.')
+        assert cache.shape[2] >= 100, cache.shape
+        assert new[f'cache_new.{name}'] == [*cache.shape[:2], 1, cache.shape[3]]
+        assert at[f'cache_at.{name}'] == [1]
 
 
 @pytest.mark.parametrize('precision,similar', [('int8', 0.95), ('fp16', 0.999), ('int8w', 0.99)])

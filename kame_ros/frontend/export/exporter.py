@@ -28,7 +28,8 @@ import torch
 
 from kame_ros.audio.frames import FRAME_SAMPLES
 from kame_ros.frontend.checkpoint import FrontEndModels
-from kame_ros.frontend.export.layout import INITIAL_STATE, MANIFEST
+from kame_ros.frontend.export.attention import append_only_caches
+from kame_ros.frontend.export.layout import INITIAL_STATE, LAYOUT, MANIFEST
 from kame_ros.frontend.export.rewrite import rewrite_for_onnxruntime
 from kame_ros.frontend.export.slots import find_slots, set_step_counters, Slot, StepGraph
 
@@ -44,18 +45,18 @@ LM_GRAPHS = ('temporal', 'depth_')
 def _export(graph: StepGraph, args: tuple, inputs: list[str], outputs: list[str],
             path: Path) -> dict:
     """Export one step graph; return its manifest entry."""
-    state = [s.name for s in graph.slots]
+    state = [s.name for s in graph.states]
+    caches = [s.name for s in graph.caches]
+    appended = [f'{kind}.{n}' for n in caches for kind in ('cache_new', 'cache_at')]
     program = torch.onnx.export(graph, args, dynamo=True, verbose=False,
-                                input_names=inputs + [f'state_in.{n}' for n in state],
-                                output_names=outputs + [f'state_out.{n}' for n in state])
+                                input_names=inputs + [f'state_in.{n}' for n in state]
+                                + [f'cache_in.{n}' for n in caches],
+                                output_names=outputs + [f'state_out.{n}' for n in state]
+                                + appended)
     program.save(str(path))
     rewrite_for_onnxruntime(path)
-    return {'file': path.name, 'inputs': inputs, 'outputs': outputs, 'state': state}
-
-
-def _initial(slots: list[Slot]) -> list[torch.Tensor]:
-    """Return a copy of the state a fresh stream starts from."""
-    return [s.get().clone() for s in slots]
+    return {'file': path.name, 'inputs': inputs, 'outputs': outputs, 'state': state,
+            'caches': caches}
 
 
 def _single_stream_kv_writes(slots: list[Slot]) -> None:
@@ -112,17 +113,19 @@ def export_frontend(models: FrontEndModels, directory: Path, precision: str = 'f
         raise ValueError(f'precision must be one of {PRECISIONS}, got {precision!r}')
     directory.mkdir(parents=True, exist_ok=True)
     lm, mimi = models.lm, models.mimi
-    manifest = {'precision': precision, 'dep_q': lm.dep_q, 'num_codebooks': lm.num_codebooks,
-                'dim': lm.dim, 'graphs': {}}
+    manifest = {'layout': LAYOUT, 'precision': precision, 'dep_q': lm.dep_q,
+                'num_codebooks': lm.num_codebooks, 'dim': lm.dim, 'graphs': {}}
     initial: dict[str, np.ndarray] = {}
 
-    def add(name: str, graph: StepGraph, args: tuple, inputs: list[str],
+    def add(name: str, graph: StepGraph, values: tuple, inputs: list[str],
             outputs: list[str]) -> None:
-        progress(f'exporting {name} ({len(graph.slots)} state tensors)')
+        progress(f'exporting {name} ({len(graph.states)} state tensors, '
+                 f'{len(graph.caches)} caches)')
         _single_stream_kv_writes(graph.slots)
-        manifest['graphs'][name] = _export(graph, args, inputs, outputs,
+        state = graph.initial()
+        manifest['graphs'][name] = _export(graph, (*values, *state), inputs, outputs,
                                            directory / f'{name}.onnx')
-        for slot, value in zip(graph.slots, args[len(inputs):]):
+        for slot, value in zip(graph.slots, state):
             initial[f'{name}/{slot.name}'] = value.cpu().numpy()
         converted = name != 'mimi_encode' if precision == 'int8' else name.startswith(LM_GRAPHS)
         if precision in CONVERT and converted:
@@ -133,30 +136,28 @@ def export_frontend(models: FrontEndModels, directory: Path, precision: str = 'f
         # One real pass first: the codebooks cache their embedding lazily, and a cache
         # filled during export would hold a placeholder instead of weights.
         mimi.decode(mimi.encode(pcm))
-        with mimi.streaming(1):
+        with mimi.streaming(1), append_only_caches(mimi):
             slots = find_slots(mimi, ENCODER_PARTS)
-            add('mimi_encode', StepGraph(mimi.encode, slots, mimi), (pcm, *_initial(slots)),
-                ['pcm'], ['codes'])
+            add('mimi_encode', StepGraph(mimi.encode, slots, mimi), (pcm,), ['pcm'], ['codes'])
             codes = torch.zeros(1, lm.dep_q, 1, dtype=torch.long, device=lm.device)
             slots = find_slots(mimi, DECODER_PARTS)
-            add('mimi_decode', StepGraph(mimi.decode, slots, mimi), (codes, *_initial(slots)),
-                ['codes'], ['pcm'])
-        with lm.streaming(1):
+            add('mimi_decode', StepGraph(mimi.decode, slots, mimi), (codes,), ['codes'], ['pcm'])
+        with lm.streaming(1), append_only_caches(lm.transformer):
             slots = find_slots(lm.transformer)
             tokens = torch.zeros(1, lm.num_codebooks, 1, dtype=torch.long, device=lm.device)
             condition = torch.zeros(1, 1, lm.dim, dtype=lm.dtype, device=lm.device)
             add('temporal', StepGraph(lm.forward_text, slots, lm),
-                (tokens, condition, *_initial(slots)), ['tokens', 'condition_sum'],
+                (tokens, condition), ['tokens', 'condition_sum'],
                 ['transformer_out', 'text_logits'])
         for k in range(lm.dep_q):
-            with lm.depformer.streaming(1):
+            with lm.depformer.streaming(1), append_only_caches(lm.depformer):
                 slots = find_slots(lm.depformer)
                 set_step_counters(lm.depformer, k)
                 token = torch.zeros(1, 1, 1, dtype=torch.long, device=lm.device)
                 out = torch.zeros(1, 1, lm.dim, dtype=lm.dtype, device=lm.device)
                 add(f'depth_{k}', StepGraph(lambda t, o, k=k: lm.forward_depformer(k, t, o),
                                             slots, lm),
-                    (token, out, *_initial(slots)), ['token', 'transformer_out'], ['logits'])
+                    (token, out), ['token', 'transformer_out'], ['logits'])
     np.savez(directory / INITIAL_STATE, **initial)
     (directory / MANIFEST).write_text(json.dumps(manifest, indent=1))
     progress(f'wrote {len(manifest["graphs"])} graphs to {directory}')

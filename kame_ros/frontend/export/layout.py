@@ -9,6 +9,9 @@ which names the error) can be imported without onnx and torch's exporter.
 
 MANIFEST = 'manifest.json'
 INITIAL_STATE = 'initial_state.npz'
+# 2: KV caches are read-only inputs and each step outputs its new entry (attention.py).
+# A directory of another layout is exported again rather than run the old, copying way.
+LAYOUT = 2
 
 
 class ExportError(RuntimeError):

@@ -15,7 +15,10 @@ torch tensors where the provider computes (host memory for the CPU
 provider, GPU memory for CUDA and TensorRT), bound to the session by
 pointer (onnxruntime IO binding); each step writes the new state into a
 second set of tensors and the two sets swap (ping-pong), so a step copies
-nothing and allocates nothing for its state. A Moshi-7B temporal KV cache
+nothing and allocates nothing for its state. The KV caches, most of the
+state, are not even rewritten: a graph only reads them and outputs the
+step's new entry and its slot, which the runtime writes in place with
+one ``index_copy_`` on the device (see ``attention.py``). A Moshi-7B temporal KV cache
 is ~1.5 GB: copying it through numpy every 80 ms, as plain
 ``session.run`` does, cannot hold 12.5 frames/s on any device. Step
 inputs and outputs are bound the same way to tensors on the device, so
@@ -32,7 +35,7 @@ from typing import Callable
 import numpy as np
 import torch
 
-from kame_ros.frontend.export.layout import ExportError, INITIAL_STATE, MANIFEST
+from kame_ros.frontend.export.layout import ExportError, INITIAL_STATE, LAYOUT, MANIFEST
 
 PROVIDER_ORDER = ('TensorrtExecutionProvider', 'CUDAExecutionProvider', 'CPUExecutionProvider')
 ORT_TYPES = {'tensor(float)': torch.float32, 'tensor(float16)': torch.float16,
@@ -84,47 +87,60 @@ class StatefulGraph:
             raise ExportError(f'{path}: {err}') from err
         self.device = device
         self.binding = binding
-        self.inputs = entry['inputs']
+        self.inputs, self.outputs = entry['inputs'], entry['outputs']
         self.state_in = [f'state_in.{n}' for n in entry['state']]
-        outputs = self.session.get_outputs()
-        n = len(outputs) - len(self.state_in)
-        self.outputs = [o.name for o in outputs[:n]]
-        self.state_out = [o.name for o in outputs[n:]]
+        self.state_out = [f'state_out.{n}' for n in entry['state']]
+        caches = entry.get('caches', [])
+        self.cache_in = [f'cache_in.{n}' for n in caches]
+        self.appended = [name for n in caches for name in (f'cache_new.{n}', f'cache_at.{n}')]
         self.initial = [torch.from_numpy(np.ascontiguousarray(a)).to(device) for a in initial]
-        self.state = [t.clone() for t in self.initial]
-        self._spare = [t.clone() for t in self.initial]
-        self._out = [torch.empty(o.shape, dtype=ORT_TYPES[o.type], device=device)
-                     for o in outputs[:n]]
-        declared = {i.name: i for i in self.session.get_inputs()}
-        self._in = [torch.empty(declared[name].shape, dtype=ORT_TYPES[declared[name].type],
-                                device=device) for name in self.inputs]
+        n = len(self.state_in)
+        self.state = [t.clone() for t in self.initial[:n]]
+        self._spare = [t.clone() for t in self.initial[:n]]
+        self.caches = [t.clone() for t in self.initial[n:]]
+        self._in = self._buffers(self.session.get_inputs(), self.inputs)
+        self._out = self._buffers(self.session.get_outputs(), self.outputs)
+        self._entries = self._buffers(self.session.get_outputs(), self.appended)
         # Every buffer is fixed, so the two bindings (state A -> B, then B -> A) are made once.
         self._bindings = [self._binding(self.state, self._spare),
                           self._binding(self._spare, self.state)] if binding else []
         self._phase = 0
         self.host_state_bytes = 0  # state bytes that went through the host (binding=False)
 
+    def _buffers(self, declared: list, names: list[str]) -> list[torch.Tensor]:
+        """Return one tensor on the device per named graph input or output."""
+        by_name = {d.name: d for d in declared}
+        return [torch.empty(by_name[n].shape, dtype=ORT_TYPES[by_name[n].type],
+                            device=self.device) for n in names]
+
     def _binding(self, state: list[torch.Tensor], new_state: list[torch.Tensor]):
-        """Bind inputs, ``state`` -> outputs, ``new_state`` by pointer, once."""
+        """Bind inputs, ``state``, caches -> outputs, ``new_state``, entries by pointer, once."""
         binding = self.session.io_binding()
         kind, index = self.device.type, self.device.index or 0
         for names, tensors, bind in ((self.inputs, self._in, binding.bind_input),
                                      (self.state_in, state, binding.bind_input),
+                                     (self.cache_in, self.caches, binding.bind_input),
                                      (self.outputs, self._out, binding.bind_output),
-                                     (self.state_out, new_state, binding.bind_output)):
+                                     (self.state_out, new_state, binding.bind_output),
+                                     (self.appended, self._entries, binding.bind_output)):
             for name, tensor in zip(names, tensors):
                 self._bind(bind, name, tensor, kind, index)
         return binding
 
     def reset(self) -> None:
         """Start a fresh stream (a copy on the device)."""
-        for tensor, initial in zip(self.state, self.initial):
+        for tensor, initial in zip(self.state + self.caches, self.initial):
             tensor.copy_(initial)
 
     def continue_from(self, other: 'StatefulGraph') -> None:
         """Start from another graph's state (the next codebook's depth step; on the device)."""
-        for tensor, source in zip(self.state, other.state):
+        for tensor, source in zip(self.state + self.caches, other.state + other.caches):
             tensor.copy_(source)
+
+    def _append(self, entries: list[torch.Tensor]) -> None:
+        """Write each cache's new entry into its slot, in place (axis 2: time)."""
+        for cache, new, at in zip(self.caches, entries[0::2], entries[1::2]):
+            cache.index_copy_(2, at.reshape(-1), new)
 
     def run(self, *inputs: torch.Tensor) -> list[torch.Tensor]:
         """
@@ -139,6 +155,7 @@ class StatefulGraph:
         self.session.run_with_iobinding(self._bindings[self._phase])
         self._phase ^= 1
         self.state, self._spare = self._spare, self.state
+        self._append(self._entries)
         return list(self._out)
 
     @staticmethod
@@ -150,14 +167,19 @@ class StatefulGraph:
              buffer if isinstance(buffer, int) else buffer.ctypes.data)
 
     def _run_through_host(self, inputs: tuple[torch.Tensor, ...]) -> list[torch.Tensor]:
-        """Run with plain ``session.run``: every state tensor copied out and back in."""
+        """Run with plain ``session.run``: every state tensor and cache copied through numpy."""
         feeds = {name: t.cpu().numpy() for name, t in zip(self.inputs, inputs)}
         feeds.update({name: t.cpu().numpy() for name, t in zip(self.state_in, self.state)})
-        results = self.session.run(None, feeds)
-        n = len(self.outputs)
-        self.state = [torch.from_numpy(r).to(self.device) for r in results[n:]]
-        self.host_state_bytes += sum(2 * r.nbytes for r in results[n:])
-        return [torch.from_numpy(r).to(self.device) for r in results[:n]]
+        feeds.update({name: t.cpu().numpy() for name, t in zip(self.cache_in, self.caches)})
+        names = self.outputs + self.state_out + self.appended
+        results = [torch.from_numpy(r).to(self.device)
+                   for r in self.session.run(names, feeds)]
+        n, m = len(self.outputs), len(self.outputs) + len(self.state_out)
+        self.state = results[n:m]
+        self._append(results[m:])
+        self.host_state_bytes += sum(2 * t.nbytes for t in self.state) \
+            + sum(t.nbytes for t in self.caches) + sum(t.nbytes for t in results[m:])
+        return results[:n]
 
 
 class ExportedFrontEnd:
@@ -170,6 +192,10 @@ class ExportedFrontEnd:
         if not (directory / MANIFEST).is_file():
             raise ExportError(f'{directory}: no {MANIFEST} (export with kame_ros_export_frontend)')
         manifest = json.loads((directory / MANIFEST).read_text())
+        if manifest.get('layout') != LAYOUT:
+            raise ExportError(f'{directory}: exported by another kame_ros version (layout '
+                              f'{manifest.get("layout", 1)}, this one reads {LAYOUT}): '
+                              'export again')
         try:
             initial = dict(np.load(directory / INITIAL_STATE))
         except (OSError, ValueError) as err:
@@ -183,7 +209,7 @@ class ExportedFrontEnd:
         for name, entry in manifest['graphs'].items():
             progress(f'loading {entry["file"]}')
             try:
-                state = [initial[f'{name}/{s}'] for s in entry['state']]
+                state = [initial[f'{name}/{s}'] for s in entry['state'] + entry['caches']]
             except KeyError as err:
                 raise ExportError(f'{directory}: initial state of {name} missing ({err})') \
                     from err
@@ -269,7 +295,11 @@ def load_or_export(models, directory: Path, precision: str = 'fp32', fp16: bool 
                    threads: int = 0, progress: Callable[[str], None] = print) -> ExportedFrontEnd:
     """Open exported graphs, exporting them first if ``directory`` has none (once per robot)."""
     from kame_ros.frontend.export.exporter import export_frontend
-    if not (Path(directory) / MANIFEST).is_file():
+    manifest = Path(directory) / MANIFEST
+    if not manifest.is_file():
         progress(f'no exported graphs in {directory}: exporting (once)')
+        export_frontend(models, Path(directory), precision, progress)
+    elif json.loads(manifest.read_text()).get('layout') != LAYOUT:
+        progress(f'graphs in {directory} were exported by another kame_ros version: exporting')
         export_frontend(models, Path(directory), precision, progress)
     return ExportedFrontEnd(directory, fp16, threads, progress)

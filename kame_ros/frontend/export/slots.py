@@ -7,7 +7,10 @@ moshi keeps streaming state (KV caches, offsets, convolution tails) in
 Python objects next to its modules, all as tensors so that CUDA graphs can
 replay a step. That same property lets a step be exported: a ``Slot``
 points at one state tensor; during export it is replaced by a graph input
-and read back, updated, as a graph output. Nothing in moshi is forked.
+and read back, updated, as a graph output. A cache slot (the keys or the
+values of an ``AppendKVCache``) is only read: the graph outputs its new
+entry and the entry's index instead, so the runtime can write one entry
+in place rather than copy the cache. Nothing in moshi is forked.
 """
 from dataclasses import dataclass, fields
 
@@ -21,6 +24,7 @@ class Slot:
     name: str
     owner: object
     attr: str
+    cache: bool = False
 
     def get(self) -> torch.Tensor:
         """Return the tensor now held by the state."""
@@ -30,11 +34,17 @@ class Slot:
         """Put ``value`` in its place."""
         setattr(self.owner, self.attr, value)
 
+    def appended(self) -> tuple[torch.Tensor, torch.Tensor]:
+        """Return a cache slot's new entry and the index it goes to (after a step)."""
+        return getattr(self.owner, f'new_{self.attr}'), self.owner.index
+
 
 def find_slots(root: torch.nn.Module, prefixes: tuple[str, ...] = ('',)) -> list[Slot]:
     """Return the state tensors of streaming submodules whose path starts with a prefix."""
     from moshi.modules.streaming import StreamingModule
     from moshi.modules.transformer import RingKVCache
+
+    from kame_ros.frontend.export.attention import AppendKVCache
     slots: list[Slot] = []
     for path, module in root.named_modules():
         if not path.startswith(prefixes) or not isinstance(module, StreamingModule):
@@ -49,6 +59,10 @@ def find_slots(root: torch.nn.Module, prefixes: tuple[str, ...] = ('',)) -> list
             elif isinstance(value, RingKVCache):
                 slots += [Slot(f'{path}.{f.name}.cache', value, 'cache'),
                           Slot(f'{path}.{f.name}.end_offset', value, 'end_offset')]
+            elif isinstance(value, AppendKVCache):
+                slots += [Slot(f'{path}.{f.name}.end_offset', value, 'end_offset'),
+                          Slot(f'{path}.{f.name}.keys', value, 'keys', cache=True),
+                          Slot(f'{path}.{f.name}.values', value, 'values', cache=True)]
     return slots
 
 
@@ -66,21 +80,40 @@ def set_step_counters(root: torch.nn.Module, step: int) -> None:
 
 
 class StepGraph(torch.nn.Module):
-    """A step function with its state slots as extra inputs and outputs (for export)."""
+    """
+    A step function with its state as extra inputs and outputs (for export).
+
+    Inputs: the step's own, then the state slots, then the cache slots.
+    Outputs: the step's own, the new state, then per cache slot its new
+    entry and that entry's index.
+    """
 
     def __init__(self, step, slots: list[Slot], holder: torch.nn.Module) -> None:
         """``holder`` owns the weights ``step`` uses (so export sees them as parameters)."""
         super().__init__()
         self.step = step
-        self.slots = slots
+        self.states = [s for s in slots if not s.cache]
+        self.caches = [s for s in slots if s.cache]
         self.holder = holder
 
+    @property
+    def slots(self) -> list[Slot]:
+        """Every slot in input order: state, then caches."""
+        return self.states + self.caches
+
+    def initial(self) -> list[torch.Tensor]:
+        """Return a copy of what every slot holds now (a fresh stream's state), in input order."""
+        return [s.get().clone() for s in self.slots]
+
     def forward(self, *inputs: torch.Tensor) -> tuple[torch.Tensor, ...]:
-        """Bind state inputs, run the step, return its outputs then the new state."""
+        """Bind the state, run the step, return its outputs, the new state, the cache entries."""
         n = len(inputs) - len(self.slots)
-        for slot, value in zip(self.slots, inputs[n:]):
+        for slot, value in zip(self.states, inputs[n:]):
             slot.put(value.clone())
+        for slot, value in zip(self.caches, inputs[n + len(self.states):]):
+            slot.put(value)  # read only: the step writes its entry elsewhere
         outputs = self.step(*inputs[:n])
         if isinstance(outputs, torch.Tensor):
             outputs = (outputs,)
-        return tuple(outputs) + tuple(slot.get() for slot in self.slots)
+        appended = tuple(t for slot in self.caches for t in slot.appended())
+        return tuple(outputs) + tuple(slot.get() for slot in self.states) + appended
