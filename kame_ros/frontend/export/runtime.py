@@ -156,6 +156,11 @@ class StatefulGraph:
             return self._run_through_host(inputs)
         for buffer, value in zip(self._in, inputs):
             buffer.copy_(value.reshape(buffer.shape))
+        if self.device.type == 'cuda':
+            # torch's copies (inputs, cache entries, resets) are queued on torch's stream and
+            # onnxruntime computes on its own: they must land first. The run itself returns
+            # with its outputs ready (onnxruntime synchronizes its stream at the end of a run).
+            torch.cuda.current_stream(self.device).synchronize()
         self.session.run_with_iobinding(self._bindings[self._phase])
         self._phase ^= 1
         self.state, self._spare = self._spare, self.state
