@@ -100,9 +100,13 @@ def init_ros(args: list[str] | None) -> None:
 
     SIGINT/SIGTERM interrupt the main thread instead of shutting the context
     down underneath the nodes, so they can still close cleanly (a sink
-    writes its file, devices are released) before rclpy shuts down.
+    writes its file, devices are released) before rclpy shuts down. Both
+    are installed unconditionally: a process started as a shell's
+    background job inherits SIGINT ignored, and Python then leaves it
+    ignored, so ``ros2 launch``'s SIGINT would go unheard.
     """
     rclpy.init(args=args, signal_handler_options=SignalHandlerOptions.NO)
+    signal.signal(signal.SIGINT, _interrupt)
     signal.signal(signal.SIGTERM, _interrupt)
 
 

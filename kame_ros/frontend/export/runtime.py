@@ -94,7 +94,7 @@ class StatefulGraph:
         self.inputs, self.outputs = entry['inputs'], entry['outputs']
         self.state_in = [f'state_in.{n}' for n in entry['state']]
         self.state_out = [f'state_out.{n}' for n in entry['state']]
-        caches = entry.get('caches', [])
+        caches = entry['caches']
         self.cache_in = [f'cache_in.{n}' for n in caches]
         self.appended = [name for n in caches for name in (f'cache_new.{n}', f'cache_at.{n}')]
         self.initial = [torch.from_numpy(np.ascontiguousarray(a)).to(device) for a in initial]
