@@ -66,9 +66,16 @@ def run(ws: Path, command: str, timeout: float = 60) -> subprocess.CompletedProc
 
 
 def launch(ws: Path, arguments: str, log: Path, env: dict | None = None) -> subprocess.Popen:
+    """
+    Start ``ros2 launch`` as from a terminal: its own session, SIGINT at its default.
+
+    Run as a shell's background job, pytest passes SIGINT on ignored, and
+    ros2 launch (its wakeup-fd signal manager) then never hears a Ctrl-C.
+    """
     return subprocess.Popen(in_workspace(ws, f'ros2 launch kame_ros agent.launch.py {arguments}'),
                             cwd=ws, stdout=open(log, 'w'), stderr=subprocess.STDOUT,
-                            start_new_session=True, env={**os.environ, **(env or {})})
+                            start_new_session=True, env={**os.environ, **(env or {})},
+                            preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
 
 
 def stop(proc: subprocess.Popen) -> int:
