@@ -48,6 +48,11 @@ def test_bad_arguments_are_one_line_and_exit_1(tmp_path):
                           str(tmp_path)], capture_output=True, text=True, timeout=60)
     assert run.returncode == 2 and '--backend-nice: invalid choice: 20' in run.stderr, run.stderr
     assert 'Traceback' not in run.stderr and not (tmp_path / 'conversation.wav').exists()
+    run = subprocess.run([shutil.which('kame_ros_soak'), '--runtime', 'onnx', '--out',
+                          str(tmp_path)], capture_output=True, text=True, timeout=60)
+    assert run.returncode == 1 and 'is for --frontend moshi' in run.stderr, run.stderr
+    assert len(run.stderr.strip().splitlines()) == 1
+    assert not (tmp_path / 'conversation.wav').exists()
 
 
 def test_the_last_hour_is_judged_on_medians_not_single_samples():

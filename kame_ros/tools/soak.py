@@ -68,6 +68,9 @@ def agent_config(opts: argparse.Namespace, wav: Path, path: Path) -> None:
     frontend['backend'] = opts.frontend
     if opts.frontend == 'moshi':
         frontend['checkpoint'] = opts.checkpoint
+        frontend['runtime'] = opts.runtime
+        if opts.runtime == 'onnx':  # exported once, before the audio starts (configure)
+            frontend['onnx_dir'] = str(path.parent / 'onnx')
     nodes['wav_source'] = {'ros__parameters': {
         'path': str(wav), 'realtime_factor': opts.realtime_factor, 'start_delay_s': 0.5,
         'wait_for_subscribers': 2, 'trailing_silence_s': 2.0}}
@@ -307,6 +310,8 @@ def main(argv: list[str] | None = None) -> None:
     p.add_argument('--frontend', choices=['tts', 'moshi'], default='tts')
     p.add_argument('--checkpoint', default='',
                    help='moshi: checkpoint (default: a tiny random KAME checkpoint is built)')
+    p.add_argument('--runtime', choices=['torch', 'onnx'], default='torch',
+                   help='moshi: torch, or the exported graphs on onnxruntime')
     p.add_argument('--sample-s', type=float, default=5.0, help='seconds between samples')
     p.add_argument('--backend-nice', type=int, default=0, choices=range(20), metavar='0..19',
                    help="CPU niceness of the stt and oracle processes (the launch's backend_nice)")
@@ -316,6 +321,8 @@ def main(argv: list[str] | None = None) -> None:
     opts = p.parse_args(argv)
     if opts.minutes <= 0 or opts.realtime_factor <= 0 or opts.sample_s <= 0:
         sys.exit('kame_ros_soak: --minutes, --realtime-factor and --sample-s must be > 0')
+    if opts.runtime == 'onnx' and opts.frontend != 'moshi':
+        sys.exit('kame_ros_soak: --runtime onnx is for --frontend moshi')
     opts.out.mkdir(parents=True, exist_ok=True)
     per_question = ANSWER_WINDOW_S + 2.0
     n = max(1, round(opts.minutes * 60 / per_question))
