@@ -29,7 +29,7 @@ import torch
 from kame_ros.audio.frames import FRAME_SAMPLES
 from kame_ros.frontend.checkpoint import FrontEndModels
 from kame_ros.frontend.export.attention import append_only_caches
-from kame_ros.frontend.export.layout import INITIAL_STATE, LAYOUT, MANIFEST
+from kame_ros.frontend.export.layout import BoundaryNames, INITIAL_STATE, LAYOUT, MANIFEST
 from kame_ros.frontend.export.rewrite import rewrite_for_onnxruntime
 from kame_ros.frontend.export.slots import find_slots, set_step_counters, Slot, StepGraph
 
@@ -47,12 +47,10 @@ def _export(graph: StepGraph, args: tuple, inputs: list[str], outputs: list[str]
     """Export one step graph; return its manifest entry."""
     state = [s.name for s in graph.states]
     caches = [s.name for s in graph.caches]
-    appended = [f'{kind}.{n}' for n in caches for kind in ('cache_new', 'cache_at')]
+    names = BoundaryNames.of(state, caches)
     program = torch.onnx.export(graph, args, dynamo=True, verbose=False,
-                                input_names=inputs + [f'state_in.{n}' for n in state]
-                                + [f'cache_in.{n}' for n in caches],
-                                output_names=outputs + [f'state_out.{n}' for n in state]
-                                + appended)
+                                input_names=inputs + names.state_in + names.cache_in,
+                                output_names=outputs + names.state_out + names.appended)
     program.save(str(path))
     rewrite_for_onnxruntime(path)
     return {'file': path.name, 'inputs': inputs, 'outputs': outputs, 'state': state,

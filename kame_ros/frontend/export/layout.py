@@ -7,6 +7,8 @@ Kept apart from the exporter so that the runtime (and the frontend node,
 which names the error) can be imported without onnx and torch's exporter.
 """
 
+from dataclasses import dataclass
+
 MANIFEST = 'manifest.json'
 INITIAL_STATE = 'initial_state.npz'
 # 2: KV caches are read-only inputs and each step outputs its new entry (attention.py).
@@ -16,3 +18,27 @@ LAYOUT = 2
 
 class ExportError(RuntimeError):
     """The exported directory is missing, incomplete or does not load."""
+
+
+@dataclass(frozen=True)
+class BoundaryNames:
+    """
+    The ONNX names of a step graph's state and KV-cache inputs and outputs.
+
+    Spelled here once: the exporter gives the graph these names and the
+    runtime binds its buffers by them, rebuilt from the manifest entry.
+    """
+
+    state_in: list[str]
+    state_out: list[str]
+    cache_in: list[str]
+    # Per cache, its new entries then their slots: cache_new.<name>, cache_at.<name>.
+    appended: list[str]
+
+    @classmethod
+    def of(cls, state: list[str], caches: list[str]) -> 'BoundaryNames':
+        """Name the boundary of a graph with these state and cache slots."""
+        return cls(state_in=[f'state_in.{n}' for n in state],
+                   state_out=[f'state_out.{n}' for n in state],
+                   cache_in=[f'cache_in.{n}' for n in caches],
+                   appended=[f'{kind}.{n}' for n in caches for kind in ('cache_new', 'cache_at')])

@@ -18,9 +18,9 @@ second set of tensors and the two sets swap (ping-pong), so a step copies
 nothing and allocates nothing for its state. The KV caches, most of the
 state, are not even rewritten: a graph only reads them and outputs the
 step's new entry and its slot, which the runtime writes in place with
-one ``index_copy_`` on the device (see ``attention.py``). A Moshi-7B temporal KV cache
-is ~1.5 GB: copying it through numpy every 80 ms, as plain
-``session.run`` does, cannot hold 12.5 frames/s on any device. Step
+one ``index_copy_`` on the device (see ``attention.py``). A Moshi-7B
+temporal KV cache is ~1.5 GB: copying it through numpy every 80 ms, as
+plain ``session.run`` does, cannot hold 12.5 frames/s on any device. Step
 inputs and outputs are bound the same way to tensors on the device, so
 moshi samples from logits where they are; only the microphone samples
 going in, the speaker samples coming out and the sampled tokens moshi
@@ -35,7 +35,8 @@ from typing import Callable
 import numpy as np
 import torch
 
-from kame_ros.frontend.export.layout import ExportError, INITIAL_STATE, LAYOUT, MANIFEST
+from kame_ros.frontend.export.layout import (BoundaryNames, ExportError, INITIAL_STATE, LAYOUT,
+                                             MANIFEST)
 
 PROVIDER_ORDER = ('TensorrtExecutionProvider', 'CUDAExecutionProvider', 'CPUExecutionProvider')
 ORT_TYPES = {'tensor(float)': torch.float32, 'tensor(float16)': torch.float16,
@@ -92,11 +93,9 @@ class StatefulGraph:
         self.device = device
         self.binding = binding
         self.inputs, self.outputs = entry['inputs'], entry['outputs']
-        self.state_in = [f'state_in.{n}' for n in entry['state']]
-        self.state_out = [f'state_out.{n}' for n in entry['state']]
-        caches = entry['caches']
-        self.cache_in = [f'cache_in.{n}' for n in caches]
-        self.appended = [name for n in caches for name in (f'cache_new.{n}', f'cache_at.{n}')]
+        names = BoundaryNames.of(entry['state'], entry['caches'])
+        self.state_in, self.state_out = names.state_in, names.state_out
+        self.cache_in, self.appended = names.cache_in, names.appended
         self.initial = [torch.from_numpy(np.ascontiguousarray(a)).to(device) for a in initial]
         n = len(self.state_in)
         self.state = [t.clone() for t in self.initial[:n]]
