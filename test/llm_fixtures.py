@@ -9,8 +9,8 @@ def build_tiny_llama(directory: Path) -> Path:
     import torch
     from transformers import AutoTokenizer, LlamaConfig, LlamaForCausalLM
 
-    from kame_ros.oracle.backends.factory import embedded_model_path
-    gguf = Path(embedded_model_path())
+    from kame_ros.oracle.backends.embedded import embedded_model_path
+    gguf = Path(embedded_model_path('smollm2-135m'))
     tokenizer = AutoTokenizer.from_pretrained(gguf.parent, gguf_file=gguf.name)
     torch.manual_seed(0)
     config = LlamaConfig(vocab_size=len(tokenizer), hidden_size=64, intermediate_size=128,

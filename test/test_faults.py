@@ -97,7 +97,7 @@ def test_nodes_restarted_mid_conversation(ros, processes):
     stt.send_signal(signal.SIGKILL)                       # the STT node dies...
     stt.wait(10)
     wait_active(processes, processes.start('stt'), '[whisper] ready')  # ... and is restarted
-    # SmolLM2-135M with the two earlier turns in its memory does not always get this one
+    # A small model with the two earlier turns in its memory does not always get this one
     # right; what matters here is that the restarted STT is heard and answered.
     talk.ask('What color is the sky on a clear day?', None)
 

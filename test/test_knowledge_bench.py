@@ -83,7 +83,7 @@ def test_two_spoken_questions_through_the_whole_agent(processes, tmp_path):
         assert key in row['heard'].lower(), row
         assert row['reply_words'] > 0 and row['first_word_s'] > 0, row
     assert (out / 'knowledge.png').stat().st_size > 0
-    assert '| smollm2-135m (embedded) | hibari |' in (out / 'knowledge.md').read_text()
+    assert '| qwen2.5-coder-1.5b (embedded) | hibari |' in (out / 'knowledge.md').read_text()
 
 
 def test_text_mode_screens_a_model_without_speech_and_refuses_a_missing_one(processes, tmp_path):

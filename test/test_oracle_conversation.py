@@ -7,7 +7,7 @@ User finals and the current partial come from the STT topics, the agent's
 side from what the front-end really published on ``frontend/text``; the
 agent's own speech never restarts the oracle. Run with the tts front-end
 (hibari) and with the tiny KAME front-end; the oracle is the embedded
-SmolLM2 on llama.cpp.
+default model on llama.cpp.
 """
 import time
 
@@ -16,6 +16,7 @@ import pytest
 
 from kame_ros.audio.wav import write_wav
 from kame_ros.frontend.tiny import save_checkpoint
+from kame_ros.oracle.prompt import unfinished
 from kame_ros.ros.topics import FRONTEND_TEXT, ORACLE_PROMPT
 from kame_ros.wire.messages import AgentText
 from kame_ros.wire.text import decode_event, encode_event
@@ -67,7 +68,7 @@ def test_prompt_carries_both_sides_of_the_conversation(ros, processes, tmp_path,
     user = [m['content'] for m in messages if m['role'] == 'user']
     agent = [m['content'] for m in messages if m['role'] == 'assistant']
     assert 'What is the capital of France?' in user
-    assert user[-1] == 'and what about Germany ...', 'the current partial, marked as unfinished'
+    assert user[-1] == unfinished('and what about Germany'), 'the current partial, unfinished'
     said = ''.join(e['text'] for e in spoken if not e['filler'])
     assert letters(''.join(agent)) == letters(said), \
         'the agent side is exactly what the front-end published, fillers aside'

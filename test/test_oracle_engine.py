@@ -1,6 +1,7 @@
 # Copyright 2026 kame_ros developers
 # SPDX-License-Identifier: Apache-2.0
 """The oracle engine on a real (tiny, random) transformers model."""
+import os
 import threading
 import time
 
@@ -11,6 +12,7 @@ from kame_ros.oracle.backends.factory import make_backend
 from kame_ros.oracle.backends.hf import TransformersBackend
 from kame_ros.oracle.engine import OracleEngine
 from kame_ros.oracle.events import APPEND, DONE, RESET
+from kame_ros.oracle.prompt import unfinished
 from kame_ros.oracle.scheduler import OracleScheduler, SchedulerConfig
 from kame_ros.stt.events import TranscriptEvent
 from polling import wait_for
@@ -99,7 +101,7 @@ def test_conversation_as_both_sides_said_it_reaches_the_prompt(tiny_backend):
     assert 'docked in the kitchen' in msgs[0]['content']
     assert msgs[1:] == [{'role': 'user', 'content': 'where are you right now'},
                         {'role': 'assistant', 'content': 'I am in the kitchen.'},
-                        {'role': 'user', 'content': 'and what are you doing ...'}]
+                        {'role': 'user', 'content': unfinished('and what are you doing')}]
     assert prompts[0][1:] == [{'role': 'user', 'content': 'where are you right now'}], \
         'a final transcript is in the conversation once, not also as "pending"'
 
@@ -162,3 +164,19 @@ def test_latency_history_is_bounded(tiny_backend):
         assert wait_for(lambda: sum(e.kind == DONE for e in events) == k, 30)
     assert engine.stats.completed == 60 and len(engine.stats.first_piece_s) == 50
     engine.stop()
+
+
+def test_generation_runs_at_its_own_niceness_and_leaves_the_caller_alone(tiny_backend):
+    """Each generation thread lowers its own priority (emit runs on it); the node's don't."""
+    own = os.getpriority(os.PRIO_PROCESS, threading.get_native_id())
+    nice = min(own + 5, 19)
+    seen = []
+
+    def emit(event):
+        seen.append((event.kind, os.getpriority(os.PRIO_PROCESS, threading.get_native_id())))
+    engine = OracleEngine(tiny_backend, emit, max_tokens=10, nice=nice)
+    engine.submit(transcript('hello there', final=True))
+    assert engine.tick() is not None
+    assert wait_for(lambda: any(kind == DONE for kind, _ in seen))
+    assert {priority for _, priority in seen} == {nice}, seen
+    assert os.getpriority(os.PRIO_PROCESS, threading.get_native_id()) == own

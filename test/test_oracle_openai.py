@@ -11,7 +11,7 @@ import urllib.request
 
 import pytest
 
-from kame_ros.oracle.backends.factory import embedded_model_path
+from kame_ros.oracle.backends.embedded import embedded_model_path
 from kame_ros.oracle.events import DONE
 from oracle_harness import OracleDriver
 
@@ -34,8 +34,9 @@ class LlamaServer:
 
     def start(self) -> None:
         self.proc = subprocess.Popen(
-            [sys.executable, '-m', 'llama_cpp.server', '--model', embedded_model_path(),
-             '--host', '127.0.0.1', '--port', str(self.port), '--n_ctx', '2048',
+            [sys.executable, '-m', 'llama_cpp.server',
+             '--model', embedded_model_path('smollm2-135m'), '--host', '127.0.0.1',
+             '--port', str(self.port), '--n_ctx', '2048',
              '--model_alias', 'smollm2'], stdout=self.log, stderr=subprocess.STDOUT)
         end = time.monotonic() + 60
         while time.monotonic() < end:

@@ -3,7 +3,7 @@
 """KAME's restart policy, exactly, on an injected clock."""
 import pytest
 
-from kame_ros.oracle.prompt import AGENT, PromptBuilder, USER
+from kame_ros.oracle.prompt import AGENT, PromptBuilder, unfinished, USER
 from kame_ros.oracle.scheduler import new_word_count, OracleScheduler, SchedulerConfig
 from kame_ros.stt.events import TranscriptEvent
 
@@ -92,7 +92,7 @@ def test_prompt_carries_context_conversation_and_marks_partials():
     assert [m['role'] for m in msgs] == ['system', 'user', 'assistant', 'user']
     assert msgs[1]['content'] == 'what is two plus two', 'oldest exchange forgotten'
     assert msgs[2]['content'] == 'Four.', 'agent pieces carry their own spacing'
-    assert msgs[-1]['content'] == 'where are you ...'
+    assert msgs[-1]['content'] == unfinished('where are you')
     p.hear(USER, 'where are you')
     assert p.messages('', final=True)[-1]['content'] == 'where are you'
     with pytest.raises(ValueError):
@@ -126,4 +126,4 @@ def test_the_current_question_is_asked_whatever_is_remembered():
     p.hear(USER, 'hi')
     p.hear(AGENT, ' Hello!')
     assert p.messages('where are', final=False)[1:] == [{'role': 'user',
-                                                         'content': 'where are ...'}]
+                                                         'content': unfinished('where are')}]

@@ -62,9 +62,10 @@ def test_partials_and_finals_get_the_instructions_that_fit_them():
     prompt.hear('user', 'What is the cap?')
     final = prompt.messages('', final=True)
     partial = prompt.messages('and the', final=False)
-    assert PARTIAL_NOTE not in final[0]['content']
-    assert PARTIAL_NOTE in partial[0]['content']
+    assert not any(PARTIAL_NOTE in m['content'] for m in final)
+    assert partial[-1]['content'].endswith(f'... ({PARTIAL_NOTE})')
     assert final[-1] == {'role': 'user', 'content': 'What is the cap?'}
+    assert final[0] == partial[0], "one system prompt: the final reuses the partial's tokens"
 
 
 FRAGMENTS = ['What is the cap?', 'um', 'the', 'uh huh', 'so the', 'What is the capital',
@@ -73,7 +74,7 @@ FRAGMENTS = ['What is the cap?', 'um', 'the', 'uh huh', 'so the', 'What is the c
 
 
 def test_the_embedded_model_on_fragments_and_noise_never_says_its_prompt():
-    """The real SmolLM2 on fragments, noise words and prompt-extraction attempts."""
+    """The real embedded model on fragments, noise words and prompt-extraction attempts."""
     pytest.importorskip('llama_cpp', reason='scripts/setup.sh installs llama-cpp-python')
     from kame_ros.oracle.backends.factory import make_backend
     backend = make_backend('llama_cpp')

@@ -14,7 +14,7 @@ words per reply, when the first reply word and the answer word were
 spoken after the end of the question.
 
     kame_ros_bench_knowledge --out out/knowledge
-    kame_ros_bench_knowledge --oracle "smollm2-135m=" \
+    kame_ros_bench_knowledge --oracle "1.5b=" --oracle "135m=-p oracle:model:=smollm2-135m" \
         --oracle "qwen2.5-7b=-p oracle:backend:=openai -p oracle:base_url:=http://gpu:8000/v1 \
 -p oracle:model:=qwen2.5-7b-instruct"
 """
@@ -37,12 +37,13 @@ from kame_ros.agent.timeline import read_events
 from kame_ros.audio.wav import read_wav_24k
 from kame_ros.bench.knowledge_set import Question, QUESTIONS
 from kame_ros.oracle.backends.base import BackendError
+from kame_ros.oracle.backends.embedded import DEFAULT_MODEL
 from kame_ros.stt.events import FINAL
 from kame_ros.tools.evaluate import ANSWER_WINDOW_S, build_input, hibari_voice, stats
 from kame_ros.wire.messages import AgentText
 from kame_ros.words import words
 
-EMBEDDED = 'smollm2-135m (embedded)'
+EMBEDDED = f'{DEFAULT_MODEL} (embedded)'
 SENTENCE_END = re.compile(r'[.!?]$')
 
 

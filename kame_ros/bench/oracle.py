@@ -5,7 +5,8 @@ Benchmark the oracle back-end: time from a transcript to the first oracle text, 
 
 Every backend available here runs the same questions through the real
 OracleEngine (scheduler, prompt, streaming, events), with the embedded
-SmolLM2-135M-Instruct. The baseline is the transformers backend unquantized.
+SmolLM2-135M-Instruct (small enough for transformers in float; the knowledge
+benchmark compares models). The baseline is the transformers backend unquantized.
 
     kame_ros_bench_oracle --repeats 3 --out out/bench_oracle
 """
@@ -20,7 +21,8 @@ import urllib.request
 
 from kame_ros.bench.report import LatencyStats, table
 from kame_ros.oracle.backends.base import BackendError
-from kame_ros.oracle.backends.factory import embedded_model_path, make_backend
+from kame_ros.oracle.backends.embedded import embedded_model_path
+from kame_ros.oracle.backends.factory import make_backend
 from kame_ros.oracle.engine import OracleEngine
 from kame_ros.oracle.events import APPEND, DONE
 from kame_ros.stt.events import TranscriptEvent
@@ -28,6 +30,7 @@ from kame_ros.stt.events import TranscriptEvent
 QUESTIONS = ['What is the capital of France?', 'How many legs does a spider have?',
              'What color is the sky on a clear day?', 'Who wrote Romeo and Juliet?',
              'What is the boiling point of water?']
+MODEL = 'smollm2-135m'
 
 
 def run_backend(backend, repeats: int, count_tokens) -> tuple[list[float], list[float]]:
@@ -60,9 +63,9 @@ def run_backend(backend, repeats: int, count_tokens) -> tuple[list[float], list[
 
 def start_server(port: int) -> subprocess.Popen:
     """llama-cpp-python's OpenAI-compatible server on loopback."""
-    proc = subprocess.Popen([sys.executable, '-m', 'llama_cpp.server', '--model',
-                             embedded_model_path(), '--host', '127.0.0.1', '--port', str(port),
-                             '--model_alias', 'smollm2'],
+    proc = subprocess.Popen([sys.executable, '-m', 'llama_cpp.server',
+                             '--model', embedded_model_path(MODEL), '--host', '127.0.0.1',
+                             '--port', str(port), '--model_alias', 'smollm2'],
                             stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     for _ in range(200):
         try:
@@ -82,7 +85,7 @@ def main(argv: list[str] | None = None) -> None:
     opts = parser.parse_args(argv)
     opts.out.mkdir(parents=True, exist_ok=True)
     from transformers import AutoTokenizer
-    gguf = Path(embedded_model_path())
+    gguf = Path(embedded_model_path(MODEL))
     tokenizer = AutoTokenizer.from_pretrained(gguf.parent, gguf_file=gguf.name)
 
     def count_tokens(text: str) -> int:
@@ -92,9 +95,10 @@ def main(argv: list[str] | None = None) -> None:
         s.bind(('127.0.0.1', 0))
         port = s.getsockname()[1]
     configs = [('transformers fp32 (baseline)',
-                lambda: make_backend('transformers', quantization='none')),
-               ('transformers int8', lambda: make_backend('transformers', quantization='int8')),
-               ('llama_cpp Q4_1 GGUF', lambda: make_backend('llama_cpp')),
+                lambda: make_backend('transformers', MODEL, quantization='none')),
+               ('transformers int8',
+                lambda: make_backend('transformers', MODEL, quantization='int8')),
+               ('llama_cpp Q4_1 GGUF', lambda: make_backend('llama_cpp', MODEL)),
                ('openai -> llama.cpp server', lambda: make_backend(
                    'openai', 'smollm2', base_url=f'http://127.0.0.1:{port}/v1'))]
     rows, rates, loads = [], [], []

@@ -22,7 +22,7 @@ from rclpy.lifecycle import LifecycleNode, LifecycleState, TransitionCallbackRet
 from std_msgs.msg import String
 
 from kame_ros.oracle.backends.base import BackendError
-from kame_ros.oracle.backends.factory import BACKENDS, embedded_model_path, make_backend
+from kame_ros.oracle.backends.factory import BACKENDS, make_backend
 from kame_ros.oracle.engine import OracleEngine
 from kame_ros.oracle.events import OracleEvent
 from kame_ros.oracle.intents import IntentProposer, parse_allowlist
@@ -42,6 +42,8 @@ from kame_ros.wire.worker import FrameWorker
 
 MAX_CONTEXT_CHARS = 2000
 MAX_INTENT_QUEUE = 4
+# Scores intents when the oracle runs the embedded default or an offboard server.
+INTENT_MODEL = 'smollm2-135m'
 
 
 class OracleNode(LifecycleNode):
@@ -69,8 +71,9 @@ class OracleNode(LifecycleNode):
         self.backend_kind = declare(self, 'backend', 'llama_cpp',
                                     f'LLM backend: one of {", ".join(BACKENDS)}')
         self.model = declare(self, 'model', '',
-                             'Model dir/GGUF file (transformers, llama_cpp) or served model '
-                             'name (openai); empty = embedded SmolLM2-135M-Instruct')
+                             'Model dir/GGUF file or embedded model name (transformers, '
+                             'llama_cpp: qwen2.5-coder-1.5b, smollm2-135m) or served model name '
+                             '(openai); empty = embedded Qwen2.5-Coder-1.5B-Instruct')
         self.quantization = declare(self, 'quantization', 'int8',
                                     'transformers: none, int8 (CPU) or 4bit (CUDA)')
         self.threads = declare(self, 'threads', 0, 'CPU threads for local models (0 = all)',
@@ -83,6 +86,9 @@ class OracleNode(LifecycleNode):
                                  'openai: seconds to wait for the next streamed chunk', 0.1, 300.0)
         self.max_retries = declare(self, 'max_retries', 1, 'openai: connection retries', 0, 10)
         self.max_tokens = declare(self, 'max_tokens', 60, 'Longest reply in tokens', 1, 1024)
+        self.generation_nice = declare(self, 'generation_nice', 10,
+                                       'CPU niceness of the LLM generation threads: the STT, '
+                                       'on shared cores, ends the turn on time', 0, 19)
         self.max_words = declare(self, 'max_words', 30, 'Reply length asked for in the prompt',
                                  1, 200)
         self.max_turns = declare(self, 'max_turns', 1, 'Finished exchanges remembered', 0, 100)
@@ -121,7 +127,8 @@ class OracleNode(LifecycleNode):
         self.intents_out = self.interfaces.track(TextOutput(self, INTENTS, lifecycle=True))
         self.prompt_out = self.interfaces.track(TextOutput(self, ORACLE_PROMPT, lifecycle=True))
         self.engine = OracleEngine(backend, self._publish, OracleScheduler(self.scheduler_config),
-                                   prompt, self.max_tokens, self._publish_prompt)
+                                   prompt, self.max_tokens, self._publish_prompt,
+                                   self.generation_nice)
         self.inputs = [self.interfaces.track(TextInput(self, topic, self._on_transcript, (kind,),
                                                        TranscriptEvent.from_event))
                        for topic, kind in ((STT_PARTIAL, PARTIAL), (STT_FINAL, FINAL))]
@@ -136,8 +143,9 @@ class OracleNode(LifecycleNode):
         if not self.intent_entries:
             return
         allowlist = parse_allowlist(self.intent_entries)
-        model = self.model if self.backend_kind != 'openai' and self.model \
-            else embedded_model_path()
+        # A float copy of the oracle's own model, or of the small embedded one: the 1.5B
+        # default would be 6 GB in float (hooks.md).
+        model = self.model if self.backend_kind != 'openai' and self.model else INTENT_MODEL
         scorer = make_backend('transformers', model, 'none', self.threads)
         scorer.load(lambda step: self.get_logger().info(f'[intents] {step}'))
         self.intents = IntentProposer(scorer, allowlist, self.intent_min_score)

@@ -22,6 +22,7 @@ emitted.
 """
 from collections import deque
 from dataclasses import dataclass, field
+import os
 import threading
 import time
 from typing import Callable
@@ -57,18 +58,23 @@ class OracleEngine:
     def __init__(self, backend: LLMBackend, emit: Callable[[OracleEvent], None],
                  scheduler: OracleScheduler | None = None,
                  prompt: PromptBuilder | None = None, max_tokens: int = 60,
-                 on_prompt: Callable[[Restart, list[dict[str, str]]], None] | None = None
-                 ) -> None:
+                 on_prompt: Callable[[Restart, list[dict[str, str]]], None] | None = None,
+                 nice: int = 0) -> None:
         """
         ``emit`` is called (on engine threads) for every oracle event, in order.
 
         ``on_prompt`` sees each generation's messages as it starts (for logs
-        and the ``oracle/prompt`` topic).
+        and the ``oracle/prompt`` topic). ``nice`` lowers the CPU priority of
+        each generation thread (and of the threads it starts, as llama.cpp's
+        compute threads): on shared cores, a 1.5B model guessing from a
+        partial otherwise delays the STT's end of turn, and with it the
+        acknowledgement and the reply itself.
         """
         self.backend = backend
         self.scheduler = scheduler or OracleScheduler()
         self.prompt = prompt or PromptBuilder()
         self.max_tokens = max_tokens
+        self.nice = nice
         self.stats = OracleStats()
         self.epoch = time.time_ns()
         self._emit = emit
@@ -184,6 +190,8 @@ class OracleEngine:
 
     def _generate(self, restart: Restart, cancel: threading.Event, messages,
                   guard: ReplyGuard) -> None:
+        if self.nice:
+            os.setpriority(os.PRIO_PROCESS, threading.get_native_id(), self.nice)  # this thread
         t0 = time.monotonic()
         reply: list[str] = []
         status = 'complete'

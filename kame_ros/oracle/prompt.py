@@ -22,7 +22,10 @@ Partials and finals get the instructions that fit them: only a generation
 on a partial is told the user may still be speaking. Told that about a
 finished fragment ("What is the cap?"), a small model recites the
 instruction instead of answering (``reply_guard.py`` makes sure no
-instruction is ever spoken either way).
+instruction is ever spoken either way). That note goes after the user's
+words, never into the system prompt: a final's prompt then starts with
+everything its partial's prompt had, and llama.cpp reuses that evaluation
+(first token 0.10 s instead of 0.62 s for the 1.5B default on 2 cores).
 """
 from collections import deque
 from dataclasses import dataclass
@@ -35,6 +38,11 @@ PARTIAL_NOTE = 'The user has not finished speaking: guess the rest of the questi
 USER = 'user'
 AGENT = 'agent'
 ROLES = {USER: 'user', AGENT: 'assistant'}
+
+
+def unfinished(text: str) -> str:
+    """Mark the user's words as a partial transcript, with the note that says so."""
+    return f'{text} ... ({PARTIAL_NOTE})'
 
 
 @dataclass
@@ -84,13 +92,11 @@ class PromptBuilder:
         Chat messages for one generation.
 
         ``pending_user_text`` is the partial transcript not yet final (marked
-        with "..." so the model knows the sentence may go on); a final
-        transcript is already part of the conversation.
+        with "..." and the partial note, so the model knows the sentence may
+        go on); a final transcript is already part of the conversation.
         """
         system = self.system_prompt.format(max_words=self.max_words)
         pending = pending_user_text.strip()
-        if pending and not final:
-            system += f' {PARTIAL_NOTE}'
         if self.context.strip():
             system += f'\nCurrent robot state: {self.context.strip()}'
         messages = [{'role': 'system', 'content': system}]
@@ -98,9 +104,9 @@ class PromptBuilder:
             messages.append({'role': ROLES[turn.speaker], 'content': ' '.join(turn.text.split())})
         if pending and not final:
             if messages[-1]['role'] == ROLES[USER]:
-                messages[-1]['content'] += f' {pending} ...'
+                messages[-1]['content'] += f' {unfinished(pending)}'
             else:
-                messages.append({'role': ROLES[USER], 'content': f'{pending} ...'})
+                messages.append({'role': ROLES[USER], 'content': unfinished(pending)})
         return messages
 
     def _remembered(self) -> list[Turn]:
