@@ -166,17 +166,22 @@ def test_latency_history_is_bounded(tiny_backend):
     engine.stop()
 
 
-def test_generation_runs_at_its_own_niceness_and_leaves_the_caller_alone(tiny_backend):
-    """Each generation thread lowers its own priority (emit runs on it); the node's don't."""
+def test_guesses_on_partials_run_niced_and_answers_to_finals_do_not(tiny_backend):
+    """A partial's generation thread lowers its own priority (emit runs on it); nothing else."""
     own = os.getpriority(os.PRIO_PROCESS, threading.get_native_id())
     nice = min(own + 5, 19)
     seen = []
 
     def emit(event):
-        seen.append((event.kind, os.getpriority(os.PRIO_PROCESS, threading.get_native_id())))
+        seen.append((event.kind, event.final,
+                     os.getpriority(os.PRIO_PROCESS, threading.get_native_id())))
     engine = OracleEngine(tiny_backend, emit, max_tokens=10, nice=nice)
-    engine.submit(transcript('hello there', final=True))
+    engine.submit(transcript('hello there'))
     assert engine.tick() is not None
-    assert wait_for(lambda: any(kind == DONE for kind, _ in seen))
-    assert {priority for _, priority in seen} == {nice}, seen
+    assert wait_for(lambda: any(kind == DONE for kind, _, _ in seen))
+    engine.submit(transcript('hello there robot', rev=1, final=True))
+    assert engine.tick() is not None
+    assert wait_for(lambda: any(kind == DONE and final for kind, final, _ in seen))
+    assert {priority for _, final, priority in seen if not final} == {nice}, seen
+    assert {priority for _, final, priority in seen if final} == {own}, seen
     assert os.getpriority(os.PRIO_PROCESS, threading.get_native_id()) == own

@@ -25,6 +25,7 @@ from kame_ros.audio.wav import read_wav_24k, write_wav
 from kame_ros.oracle.events import APPEND, DONE
 from kame_ros.ros.topics import FRONTEND_TEXT, STT_FINAL
 from kame_ros.wire.text import decode_event
+from kame_ros.words import words
 from oracle_harness import OracleDriver
 from polling import wait_for
 from speech_fixtures import hibari_speech
@@ -254,7 +255,9 @@ def test_cli_param_lifecycle_topic_against_the_oracle(workspace, ros, tmp_path):
         assert drv.wait_for(lambda ev: sum(e.kind == DONE for e in ev) >= 2, 60)
         last = drv.kinds()[-1].order  # the reconfigured engine has a new epoch
         short_reply = [e for e in drv.kinds() if e.kind == APPEND and e.order == last]
-        assert len(long_reply) > 5 and 0 < len(short_reply) <= 3, \
+        long_words = len(words(''.join(e.text for e in long_reply)))
+        short_words = len(words(''.join(e.text for e in short_reply)))
+        assert long_words > 10 and 0 < short_words <= 3, \
             'the new max_tokens is in effect after the next configure'
     finally:
         assert stop(proc) == 0, (tmp_path / 'launch.log').read_text()[-2000:]

@@ -87,8 +87,8 @@ class OracleNode(LifecycleNode):
         self.max_retries = declare(self, 'max_retries', 1, 'openai: connection retries', 0, 10)
         self.max_tokens = declare(self, 'max_tokens', 60, 'Longest reply in tokens', 1, 1024)
         self.generation_nice = declare(self, 'generation_nice', 10,
-                                       'CPU niceness of the LLM generation threads: the STT, '
-                                       'on shared cores, ends the turn on time', 0, 19)
+                                       'CPU niceness of generations on partial transcripts: '
+                                       'the STT, on shared cores, ends the turn on time', 0, 19)
         self.max_words = declare(self, 'max_words', 30, 'Reply length asked for in the prompt',
                                  1, 200)
         self.max_turns = declare(self, 'max_turns', 1, 'Finished exchanges remembered', 0, 100)

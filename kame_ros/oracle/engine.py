@@ -65,10 +65,12 @@ class OracleEngine:
 
         ``on_prompt`` sees each generation's messages as it starts (for logs
         and the ``oracle/prompt`` topic). ``nice`` lowers the CPU priority of
-        each generation thread (and of the threads it starts, as llama.cpp's
-        compute threads): on shared cores, a 1.5B model guessing from a
-        partial otherwise delays the STT's end of turn, and with it the
-        acknowledgement and the reply itself.
+        each generation on a partial transcript (its thread and the threads
+        it starts): on shared cores, a 1.5B model guessing while the user
+        speaks otherwise delays the STT's end of turn, and with it the
+        acknowledgement and the reply. The answer to a final runs at the
+        process's own priority: a niced answer would starve behind any busy
+        process of the robot.
         """
         self.backend = backend
         self.scheduler = scheduler or OracleScheduler()
@@ -190,7 +192,7 @@ class OracleEngine:
 
     def _generate(self, restart: Restart, cancel: threading.Event, messages,
                   guard: ReplyGuard) -> None:
-        if self.nice:
+        if self.nice and not restart.final:
             os.setpriority(os.PRIO_PROCESS, threading.get_native_id(), self.nice)  # this thread
         t0 = time.monotonic()
         reply: list[str] = []

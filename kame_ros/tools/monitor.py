@@ -134,7 +134,11 @@ class AgentMonitor(Node):
         # node is also busy then), a reply still playing is the front-end at work.
         if self._in_turn:
             return 'the user turn has partial transcripts but no final yet'
-        unanswered = [e.utterance_id for e in self.finals if e.utterance_id not in self.answered]
+        # A final cut short by the next one (a pause inside the question) is answered by the
+        # later final's reply, whose prompt carries both.
+        last = max(self.answered, default=-1)
+        unanswered = [e.utterance_id for e in self.finals
+                      if e.utterance_id not in self.answered and e.utterance_id > last]
         if self.expect_replies and unanswered:
             return f'final transcripts {unanswered} have no finished oracle reply'
         busy = self.working()
