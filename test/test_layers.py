@@ -3,7 +3,8 @@
 """
 The package's layers: an import never reaches up a layer, and there is no import cycle.
 
-    audio, wire, words  ->  stt, oracle, frontend, agent  ->  ros  ->  nodes  ->  tools, bench
+    audio, wire, words, storage  ->  stt, oracle, frontend, agent  ->  ros  ->  nodes
+    ->  tools, bench
     (run.py sits with the tools: it starts nodes)
 
 Imports inside functions count too: a lazy import up a layer is still a dependency.
@@ -14,7 +15,8 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 PACKAGE = ROOT / 'kame_ros'
 LAYERS = {'audio': 0, 'wire': 0, 'stt': 1, 'oracle': 1, 'frontend': 1, 'agent': 1,
-          'ros': 2, 'nodes': 3, 'tools': 4, 'bench': 4, 'run': 4, 'words': 0}
+          'ros': 2, 'nodes': 3, 'tools': 4, 'bench': 4, 'run': 4, 'words': 0,
+          'storage': 0}
 
 
 def module_name(path: Path) -> str:

