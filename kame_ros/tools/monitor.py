@@ -18,6 +18,7 @@ from typing import Callable
 import numpy as np
 from rclpy.node import Node
 
+from kame_ros.agent.answers import AnswerLedger
 from kame_ros.agent.timeline import Timeline
 from kame_ros.audio.frames import AudioFrame
 from kame_ros.audio.levels import AUDIBLE_RMS, rms
@@ -49,7 +50,7 @@ class AgentMonitor(Node):
         self.idle_s = idle_s
         self.finished = threading.Event() if input_done is not None else None
         self._last_activity = time.monotonic()
-        self.answered: set[int] = set()  # utterances whose final reply is done
+        self.answers = AnswerLedger()
         self.expect_replies = True
         self.working: Callable[[], list[str]] = list  # agent nodes still processing input
         self.error = ''
@@ -104,6 +105,7 @@ class AgentMonitor(Node):
         self.timeline.add(self.t(event.stamp_ns), event.event_type, event.text)
         if event.final:
             self.finals.append(event)
+            self.answers.final(event.utterance_id)
         self._in_turn = not event.final
         self._active()
 
@@ -119,7 +121,7 @@ class AgentMonitor(Node):
         elif event.kind == DONE and event.order in self.replies:
             self.replies[event.order]['status'] = event.status
         if event.kind == DONE and event.final:
-            self.answered.add(event.utterance_id)
+            self.answers.answer(event.utterance_id)
         self._active()
 
     def _on_frontend_text(self, event: AgentText) -> None:
@@ -134,11 +136,7 @@ class AgentMonitor(Node):
         # node is also busy then), a reply still playing is the front-end at work.
         if self._in_turn:
             return 'the user turn has partial transcripts but no final yet'
-        # A final cut short by the next one (a pause inside the question) is answered by the
-        # later final's reply, whose prompt carries both.
-        last = max(self.answered, default=-1)
-        unanswered = [e.utterance_id for e in self.finals
-                      if e.utterance_id not in self.answered and e.utterance_id > last]
+        unanswered = self.answers.waiting()
         if self.expect_replies and unanswered:
             return f'final transcripts {unanswered} have no finished oracle reply'
         busy = self.working()
