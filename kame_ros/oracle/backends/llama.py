@@ -5,7 +5,12 @@
 
 llama.cpp runs quantized GGUF weights natively (Q4/Q8 kernels, CUDA on
 Jetson when built with it) and generates lazily, one token per iteration,
-so stopping the iteration is an immediate cancel.
+so stopping the iteration cancels between tokens. A prompt evaluation is
+one long ``llama_decode`` with no token boundary (seconds for a 1.5B on two
+cores), so a guess superseded by the user's final would hold the model
+through it; llama.cpp's abort callback, polled between the graph's nodes,
+ends it there. The abort works on the CPU backend only (llama.cpp's own
+limit): with CUDA a cancelled prompt evaluation still runs to its end.
 """
 from pathlib import Path
 import threading
@@ -28,12 +33,15 @@ class LlamaCppBackend(LLMBackend):
         self.gpu_layers = gpu_layers
         self.llm = None
         # One llama.cpp context serves one generation at a time: a superseded reply
-        # releases it at its next token, then the new one starts.
+        # releases it at its next token or graph node, then the new one starts.
         self._busy = threading.Lock()
+        self._cancel: threading.Event | None = None  # of the generation holding _busy
+        self._abort = None  # the C callback; referenced here so it outlives the context
 
     def load(self, progress: Progress) -> None:
         """Map the GGUF file."""
         try:
+            import llama_cpp
             from llama_cpp import Llama
         except ImportError as err:
             raise BackendError('llama-cpp-python is not installed (pip install '
@@ -47,7 +55,14 @@ class LlamaCppBackend(LLMBackend):
                              verbose=False)
         except (ValueError, RuntimeError) as err:
             raise BackendError(f'cannot load {self.model_path}: {err}') from err
+        self._abort = llama_cpp.ggml_abort_callback(self._aborting)
+        llama_cpp.llama_set_abort_callback(self.llm.ctx, self._abort, None)
         progress('ready')
+
+    def _aborting(self, _data) -> bool:
+        """Tell llama.cpp, between graph nodes, whether the running generation is cancelled."""
+        cancel = self._cancel
+        return cancel is not None and cancel.is_set()
 
     def stream(self, messages: Messages, max_tokens: int,
                cancel: threading.Event) -> Iterator[str]:
@@ -57,14 +72,23 @@ class LlamaCppBackend(LLMBackend):
         with self._busy:
             if cancel.is_set():
                 return
-            for chunk in self.llm.create_chat_completion(messages=messages,
-                                                         max_tokens=max_tokens,
-                                                         temperature=0.0, stream=True):
-                if cancel.is_set():
-                    return
-                piece = chunk['choices'][0]['delta'].get('content')
-                if piece:
-                    yield piece
+            self._cancel = cancel
+            try:
+                for chunk in self.llm.create_chat_completion(messages=messages,
+                                                             max_tokens=max_tokens,
+                                                             temperature=0.0, stream=True):
+                    if cancel.is_set():
+                        return
+                    piece = chunk['choices'][0]['delta'].get('content')
+                    if piece:
+                        yield piece
+            except RuntimeError:
+                # An aborted llama_decode raises; llama-cpp-python has then kept only the
+                # tokens evaluated before it, so the next generation starts clean.
+                if not cancel.is_set():
+                    raise
+            finally:
+                self._cancel = None
 
     def close(self) -> None:
         """Free the model."""
