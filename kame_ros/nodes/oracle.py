@@ -87,7 +87,7 @@ class OracleNode(LifecycleNode):
                                  'openai: seconds to wait for the next streamed chunk', 0.1, 300.0)
         self.max_retries = declare(self, 'max_retries', 1, 'openai: connection retries', 0, 10)
         self.max_tokens = declare(self, 'max_tokens', 60, 'Longest reply in tokens', 1, 1024)
-        self.generation_nice = declare(self, 'generation_nice', 0,
+        self.generation_nice = declare(self, 'generation_nice', 10,
                                        'CPU niceness of generations on partial transcripts: '
                                        'the STT, on shared cores, ends the turn on time', 0, 19)
         self.max_words = declare(self, 'max_words', 30, 'Reply length asked for in the prompt',
