@@ -47,7 +47,7 @@ def _part(distribution: str, version: str, suffix: str) -> Path:
     try:
         return installed_file(distribution, suffix, version)
     except NotInstalled as err:
-        raise BackendError(f'embedded model part missing: {err}') from err
+        raise BackendError(f'embedded model: {err}') from err
 
 
 def _join(model: EmbeddedModel, parts: list[Path], target: Path) -> None:
