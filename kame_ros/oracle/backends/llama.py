@@ -11,12 +11,33 @@ cores), so a guess superseded by the user's final would hold the model
 through it; llama.cpp's abort callback, polled between the graph's nodes,
 ends it there. The abort works on the CPU backend only (llama.cpp's own
 limit): with CUDA a cancelled prompt evaluation still runs to its end.
+llama.cpp reports an abort as a failed graph computation (four log lines,
+one of them printed); those lines are the cancel, not a fault, so they are
+kept out of the log while an abort this process asked for is under way.
 """
+import ctypes
 from pathlib import Path
 import threading
 from typing import Iterator
 
 from kame_ros.oracle.backends.base import BackendError, LLMBackend, Messages, Progress
+
+_ABORTING = threading.Event()  # set from an abort this process asked for until it returns
+_LOG_FILTER = []  # the installed C log callback, kept referenced for the process's life
+
+
+def _filter_abort_lines(llama_cpp) -> None:
+    """Put a filter before llama-cpp-python's log handler (once per process)."""
+    if _LOG_FILTER:
+        return
+    forward = llama_cpp._logger.llama_log_callback  # the handler llama-cpp-python installed
+
+    @llama_cpp.llama_log_callback
+    def log(level, text, data) -> None:
+        if not _ABORTING.is_set():
+            forward(level, text, data)
+    llama_cpp.llama_log_set(log, ctypes.c_void_p(0))
+    _LOG_FILTER.append(log)
 
 
 class LlamaCppBackend(LLMBackend):
@@ -55,14 +76,18 @@ class LlamaCppBackend(LLMBackend):
                              verbose=False)
         except (ValueError, RuntimeError) as err:
             raise BackendError(f'cannot load {self.model_path}: {err}') from err
-        self._abort = llama_cpp.ggml_abort_callback(self._aborting)
+        _filter_abort_lines(llama_cpp)
+        self._abort = llama_cpp.ggml_abort_callback(self._should_abort)
         llama_cpp.llama_set_abort_callback(self.llm.ctx, self._abort, None)
         progress('ready')
 
-    def _aborting(self, _data) -> bool:
+    def _should_abort(self, _data) -> bool:
         """Tell llama.cpp, between graph nodes, whether the running generation is cancelled."""
         cancel = self._cancel
-        return cancel is not None and cancel.is_set()
+        if cancel is not None and cancel.is_set():
+            _ABORTING.set()
+            return True
+        return False
 
     def stream(self, messages: Messages, max_tokens: int,
                cancel: threading.Event) -> Iterator[str]:
@@ -89,6 +114,7 @@ class LlamaCppBackend(LLMBackend):
                     raise
             finally:
                 self._cancel = None
+                _ABORTING.clear()
 
     def close(self) -> None:
         """Free the model."""
