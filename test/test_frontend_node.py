@@ -32,7 +32,13 @@ def run_pipeline(ros, processes, tmp_path, frontend_args, seconds, during=None):
     while probe.count_subscribers('/audio/speaker') < 1:  # the sink must hear frame 0
         assert time.monotonic() < end, 'wav_sink never subscribed'
         time.sleep(0.1)
-    processes.start('frontend', '--ros-args', *frontend_args)
+    frontend = processes.start('frontend', '--ros-args', *frontend_args)
+    # Its microphone subscription exists from configure, but frames are heard only once it is
+    # active: on a loaded machine that came >1 s later and frame 0 was lost (seen in CI).
+    end = time.monotonic() + 180
+    while 'front-end active' not in processes.log(frontend):
+        assert time.monotonic() < end, processes.log(frontend)
+        time.sleep(0.1)
     source = processes.start('wav_source', '--ros-args', '-p', f'path:={tmp_path / "mic.wav"}',
                              '-p', 'wait_for_subscribers:=1', '-p', 'start_delay_s:=1.0')
     if during is not None:
