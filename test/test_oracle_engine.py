@@ -185,3 +185,50 @@ def test_guesses_on_partials_run_niced_and_answers_to_finals_do_not(tiny_backend
     assert {priority for _, final, priority in seen if not final} == {nice}, seen
     assert {priority for _, final, priority in seen if final} == {own}, seen
     assert os.getpriority(os.PRIO_PROCESS, threading.get_native_id()) == own
+
+
+def test_a_final_with_the_guess_words_takes_the_guess_without_a_second_generation(tiny_backend):
+    """Issue 27: the guess on a finished-looking partial is the answer when the final agrees."""
+    events, prompts = [], []
+    engine = OracleEngine(tiny_backend, events.append, max_tokens=12,
+                          on_prompt=lambda restart, messages: prompts.append(messages))
+    engine.submit(transcript('What is the capital of France?'))
+    guess = engine.tick()
+    assert guess is not None and guess.complete and not guess.final
+    assert 'not finished' not in prompts[0][-1]['content'], 'a finished question has no note'
+    assert wait_for(lambda: any(e.kind == DONE and e.reply_id == guess.reply_id for e in events))
+    engine.submit(transcript('what is the capital of france', rev=1, final=True))
+    answer = engine.tick()
+    assert answer is not None and answer.final
+    assert len(prompts) == 1, 'no second generation for the same words'
+    mine = [e for e in events if e.reply_id == answer.reply_id]
+    assert [e.kind for e in mine] == [RESET, APPEND, DONE]
+    assert all(e.final for e in mine) and mine[-1].status == 'complete'
+    guessed = ''.join(e.text for e in events if e.reply_id == guess.reply_id)
+    assert mine[1].text == guessed
+    assert engine.stats.promoted == 1 and engine.stats.answered == 1
+    assert not engine.scheduler.final_pending
+    engine.stop()
+
+
+def test_a_final_that_says_more_is_generated_anew_and_a_running_guess_keeps_streaming(
+        tiny_backend):
+    events, prompts = [], []
+    engine = OracleEngine(tiny_backend, events.append, max_tokens=40,
+                          on_prompt=lambda restart, messages: prompts.append(messages))
+    engine.submit(transcript('Where is the kitchen?'))
+    guess = engine.tick()
+    engine.submit(transcript('Where is the kitchen?', rev=1, final=True))
+    answer = engine.tick()  # the guess is most likely still generating: it carries on
+    assert len(prompts) == 1 and engine.stats.promoted == 1
+    assert wait_for(lambda: any(e.kind == DONE and e.reply_id == answer.reply_id
+                                for e in events))
+    assert not any(e.kind == DONE and e.reply_id == guess.reply_id for e in events[
+        next(i for i, e in enumerate(events) if e.reply_id == answer.reply_id):])
+    engine.submit(transcript('Where is the kitchen and the fridge?', utt=2))
+    engine.submit(transcript('Where is the kitchen and the fridge in it?', utt=2, rev=1,
+                             final=True))
+    engine.tick()
+    assert len(prompts) == 2, 'different words: a generation of their own'
+    assert engine.stats.promoted == 1
+    engine.stop()

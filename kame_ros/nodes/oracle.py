@@ -77,8 +77,9 @@ class OracleNode(LifecycleNode):
         self.quantization = declare(self, 'quantization', 'int8',
                                     'transformers: none, int8 (CPU) or 4bit (CUDA)')
         self.threads = declare(self, 'threads', 0,
-                               'CPU threads for local models; 0 = the library default '
-                               '(llama.cpp: half the cores to generate; torch: all)', 0, 256)
+                               'CPU threads for local models; 0 = every core (llama.cpp '
+                               'generates on half by default; guesses are niced, so the '
+                               'answer gets them all)', 0, 256)
         self.base_url = declare(self, 'base_url', '',
                                 'openai: server URL, e.g. http://gpu-box:8000/v1')
         self.api_key_env = declare(self, 'api_key_env', 'OPENAI_API_KEY',
@@ -247,7 +248,8 @@ class OracleNode(LifecycleNode):
         first = list(s.first_piece_s)
         values = {'backend': self.engine.backend.name, 'restarts': s.restarts,
                   'completed': s.completed, 'answered': s.answered, 'cancelled': s.cancelled,
-                  'failed': s.failed,
+                  'failed': s.failed, 'promoted': s.promoted,
+                  'promote_refused': s.promote_refused,
                   'cut_prompt_leak': s.cut_prompt_leak, 'cut_repetition': s.cut_repetition,
                   'rate_limited': self.engine.scheduler.rate_limited,
                   'first_piece_ms_p50': f'{statistics.median(first) * 1e3:.0f}' if first else '',

@@ -222,6 +222,7 @@ class SttNode(LifecycleNode):
         if isinstance(self.engine, WhisperStt):
             audio = max(self.engine.audio_seconds, 1e-9)
             values.update(failures=self.engine.failures, early_finals=self.engine.early_finals,
+                          reused_finals=self.engine.reused_finals,
                           rtf=round(self.engine.compute_seconds / audio, 3))
         if self.echo is not None:
             values.update({f'echo_{k}': round(v, 2) if isinstance(v, float) else v

@@ -19,6 +19,18 @@ text therefore never resets anything; only its DONE (with its status) is
 emitted. Text passes ``ReplyGuard`` first: a reply that starts reciting the
 instructions or repeating itself ends there, and what was cut is never
 emitted.
+
+A final never waits for work already done: when its words (case and
+punctuation aside) are those of the guess under way or just finished, that
+guess becomes the answer (``promote``) instead of a second generation of
+the same reply. It is re-announced as the final's reply (RESET with the
+final's ids, the text so far as one APPEND, DONE if it is over), keeps
+streaming under the final's ids, and gets back the process's CPU priority.
+Where the system refuses that priority (an unprivileged process cannot
+undo a nice), the final is generated afresh at full priority instead: a
+niced answer would starve behind the robot's other work. A final that
+says more than the guess is generated anew; llama.cpp reuses the prompt
+prefix the two share.
 """
 from collections import deque
 from dataclasses import dataclass, field
@@ -33,6 +45,7 @@ from kame_ros.oracle.prompt import AGENT, PromptBuilder, USER
 from kame_ros.oracle.reply_guard import LEAK, REPETITION, ReplyGuard
 from kame_ros.oracle.scheduler import OracleScheduler, Restart
 from kame_ros.stt.events import TranscriptEvent
+from kame_ros.words import looks_complete, words
 
 
 @dataclass
@@ -44,12 +57,26 @@ class OracleStats:
     answered: int = 0  # completed replies to final transcripts: turns answered
     cancelled: int = 0
     failed: int = 0
+    promoted: int = 0  # finals answered by the guess already under way or done
+    promote_refused: int = 0  # ... that could not get its priority back: generated afresh
     cut_prompt_leak: int = 0
     cut_repetition: int = 0
     pieces: int = 0
     last_error: str = ''
     # The latest replies only: a robot generates for days (diagnostics show the last 50).
     first_piece_s: deque[float] = field(default_factory=lambda: deque(maxlen=50))
+
+
+@dataclass
+class Generation:
+    """One reply being generated, and what it said; the latest stays as ``current``."""
+
+    restart: Restart  # the final's restart once a guess is promoted to its answer
+    cancel: threading.Event
+    pieces: list[str] = field(default_factory=list)  # the text emitted so far
+    status: str = ''  # '' while running, then complete / cancelled / failed
+    cut: str = ''  # the reply guard's reason, if it cut the reply
+    niced: bool = False  # its thread (and the threads it started) run niced
 
 
 class OracleEngine:
@@ -82,7 +109,7 @@ class OracleEngine:
         self._emit = emit
         self._on_prompt = on_prompt
         self._lock = threading.Lock()
-        self._current: tuple[Restart, threading.Event] | None = None
+        self._current: Generation | None = None
         self._stop = threading.Event()
         self._wake = threading.Event()
         self._poller: threading.Thread | None = None
@@ -94,12 +121,17 @@ class OracleEngine:
 
         A final wakes the poller at once instead of waiting up to
         ``poll_interval_s``: the turn is over, and every millisecond until the
-        reply is time the user waits (the restart limit still applies).
+        reply is time the user waits (the restart limit still applies). So
+        does a partial that reads as a finished sentence: its guess is the
+        likeliest answer, and the final that follows can take it over.
         """
         with self._lock:
-            if self.scheduler.on_transcript(event) and event.final:
+            if not self.scheduler.on_transcript(event):
+                return
+            if event.final:
                 self.prompt.hear(USER, event.text)
-                self._wake.set()
+            if event.final or looks_complete(event.text):
+                self._wake.set()  # a finished question is guessed at once, too
 
     @property
     def idle(self) -> bool:
@@ -141,7 +173,7 @@ class OracleEngine:
         self._wake.set()
         with self._lock:
             if self._current is not None:
-                self._current[1].set()
+                self._current.cancel.set()
         if self._poller is not None:
             self._poller.join(timeout=2.0)
         # A native backend (llama.cpp) must not be mid-token while the process exits: the
@@ -161,56 +193,109 @@ class OracleEngine:
                 next_t += period
 
     def tick(self) -> Restart | None:
-        """Apply the scheduler once; start a generation if it says so."""
+        """Apply the scheduler once; start a generation (or promote a guess) if it says so."""
         with self._lock:
             restart = self.scheduler.poll()
             if restart is None:
                 return None
+            if restart.final and self._promote(restart):
+                return restart
             if self._current is not None:
-                self._current[1].set()
-            cancel = threading.Event()
-            self._current = (restart, cancel)
+                self._current.cancel.set()
+            generation = Generation(restart, threading.Event())
+            self._current = generation
             messages = self.prompt.messages('' if restart.final else restart.user_text,
-                                            restart.final)
+                                            restart.final, note=not restart.complete)
             guard = ReplyGuard(self.prompt.instructions())
             self.stats.restarts += 1
             if self._on_prompt is not None:
                 self._on_prompt(restart, messages)
             # Started under the lock: ``idle`` never sees the restart without its thread.
             self._generation = threading.Thread(target=self._generate,
-                                                args=(restart, cancel, messages, guard),
+                                                args=(generation, messages, guard),
                                                 daemon=True, name=f'oracle-gen-{restart.reply_id}')
             self._generation.start()
         return restart
 
-    def _is_current(self, restart: Restart) -> bool:
-        return self._current is not None and self._current[0] is restart
+    def _promote(self, final: Restart) -> bool:
+        """
+        Make the current guess the answer to ``final`` if it says the same words (locked).
+
+        Only a guess that is running or completed whole qualifies: a
+        cancelled, failed or cut one is no answer.
+        """
+        guess = self._current
+        if (guess is None or guess.restart.final or guess.status not in ('', 'complete')
+                or guess.cut or guess.restart.stream != final.stream
+                or guess.restart.utterance_id != final.utterance_id
+                or words(guess.restart.user_text) != words(final.user_text)):
+            return False
+        if guess.niced and not self._restore_priority():
+            self.stats.promote_refused += 1
+            return False
+        guess.niced = False
+        guess.restart = final
+        self.stats.promoted += 1
+        if guess.pieces:
+            self._emit_locked(final, RESET)
+            self._emit_locked(final, APPEND, ''.join(guess.pieces))
+        if guess.status:
+            self.stats.answered += 1
+            self._emit_locked(final, DONE, status=guess.status)
+        return True
+
+    def _restore_priority(self) -> bool:
+        """
+        Give every niced thread of this process the process's priority back; False if refused.
+
+        A guess's thread is niced, and so are the threads the LLM library
+        started from it (llama.cpp's worker threads inherit the priority they
+        were created with). Only guesses are niced, and at a final every guess
+        but the promoted one is stale, so all of them go back.
+        """
+        own = os.getpriority(os.PRIO_PROCESS, os.getpid())
+        for task in os.listdir('/proc/self/task'):
+            try:
+                if os.getpriority(os.PRIO_PROCESS, int(task)) > own:
+                    os.setpriority(os.PRIO_PROCESS, int(task), own)
+            except ProcessLookupError:
+                continue  # the thread ended meanwhile
+            except PermissionError:
+                return False
+        return True
 
     def _emit_locked(self, restart: Restart, kind: str, text: str = '', status: str = '') -> None:
         self._emit(OracleEvent(kind, restart.reply_id, restart.utterance_id, restart.revision,
                                text, status, restart.final, self.epoch))
 
-    def _generate(self, restart: Restart, cancel: threading.Event, messages,
-                  guard: ReplyGuard) -> None:
-        if self.nice and not restart.final:
-            os.setpriority(os.PRIO_PROCESS, threading.get_native_id(), self.nice)  # this thread
+    def _lower_priority(self, generation: Generation) -> None:
+        """Nice this (guess's) thread, unless it was promoted to an answer before it ran."""
+        with self._lock:
+            if generation.restart.final:
+                return
+            os.setpriority(os.PRIO_PROCESS, threading.get_native_id(), self.nice)
+            generation.niced = True
+
+    def _generate(self, generation: Generation, messages, guard: ReplyGuard) -> None:
+        if self.nice and not generation.restart.final:
+            self._lower_priority(generation)
         t0 = time.monotonic()
-        reply: list[str] = []
+        cancel = generation.cancel
         status = 'complete'
 
         def say(text: str) -> bool:
             """Emit released text; False once this reply is no longer the current one."""
-            if not text or not (reply or text.strip()):
+            if not text or not (generation.pieces or text.strip()):
                 return True
             with self._lock:
-                if not self._is_current(restart):
+                if self._current is not generation:
                     return False
-                if not reply:
+                if not generation.pieces:
                     self.stats.first_piece_s.append(time.monotonic() - t0)
-                    self._emit_locked(restart, RESET)
-                reply.append(text)
+                    self._emit_locked(generation.restart, RESET)
+                generation.pieces.append(text)
                 self.stats.pieces += 1
-                self._emit_locked(restart, APPEND, text)
+                self._emit_locked(generation.restart, APPEND, text)
             return True
         try:
             for piece in self.backend.stream(messages, self.max_tokens, cancel):
@@ -235,10 +320,11 @@ class OracleEngine:
         if cancel.is_set() and status == 'complete' and not guard.cut:
             status = 'cancelled'
         with self._lock:
+            generation.status, generation.cut = status, guard.cut
             if status == 'complete':
                 self.stats.completed += 1
-                self.stats.answered += restart.final
+                self.stats.answered += generation.restart.final
             elif status == 'cancelled':
                 self.stats.cancelled += 1
-            if self._is_current(restart):
-                self._emit_locked(restart, DONE, status=status)
+            if self._current is generation:
+                self._emit_locked(generation.restart, DONE, status=status)

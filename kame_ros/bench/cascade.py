@@ -1,0 +1,94 @@
+# Copyright 2026 kame_ros developers
+# SPDX-License-Identifier: Apache-2.0
+"""
+The plain cascade a team wires from the usual ROS speech parts: the latency benchmark's baseline.
+
+whisper_ros -> llama_ros -> a TTS, with the agent's own components so
+only the architecture differs: Silero VAD ends the turn after
+``END_SILENCE_S`` of silence, Whisper tiny.en reads the utterance, llama.cpp
+(the same GGUF, system prompt and threads as the oracle) answers until its
+first sentence is written, hibari synthesizes that sentence. Nothing runs
+ahead: each stage starts when the one before it is done, which is what the
+cascade is. The VAD runs on the audio's own time; the other stages are
+timed on this machine's wall clock as they run, one after the other, so
+the figure is what a user of that pipeline would wait here.
+"""
+from dataclasses import dataclass
+import re
+import threading
+import time
+
+import numpy as np
+
+from kame_ros.audio.frames import FRAME_SAMPLES, FRAME_SECONDS, int16_to_float, SAMPLE_RATE
+from kame_ros.audio.resample import resample
+from kame_ros.oracle.backends.factory import make_backend
+from kame_ros.oracle.prompt import PromptBuilder
+from kame_ros.stt.vad import SpeechSegmenter, VAD_RATE
+from kame_ros.stt.whisper_engine import embedded_whisper_dir
+
+END_SILENCE_S = 0.6  # the common VAD end-of-turn setting (whisper_ros's default silence)
+FIRST_SENTENCE = re.compile(r'[.!?;:](\s|$)')  # where the tts front-end cuts, too
+
+
+@dataclass
+class CascadeTimes:
+    """One question through the cascade; seconds after the end of the user's speech."""
+
+    vad_end_s: float  # the VAD's end of turn
+    transcript_s: float  # Whisper's text ready
+    reply_text_s: float  # the LLM's first sentence written
+    reply_audio_s: float  # its audio synthesized: the first reply word can play
+    heard: str
+    reply: str
+
+
+class PlainCascade:
+    """VAD -> Whisper -> llama.cpp -> hibari, each stage after the previous one."""
+
+    def __init__(self, llm_threads: int = 0) -> None:
+        """Load every stage (the same models the agent loads by default)."""
+        from faster_whisper import WhisperModel
+        from hibari import Hibari
+        self.whisper = WhisperModel(embedded_whisper_dir(), device='cpu', compute_type='int8',
+                                    cpu_threads=2)
+        self.llm = make_backend('llama_cpp', threads=llm_threads)
+        self.llm.load(lambda step: None)
+        self.tts = Hibari()
+        self.tts('Ready.')  # warm-up, as the agent's front-end does at start
+
+    def answer(self, audio: np.ndarray, speech_end_s: float) -> CascadeTimes:
+        """Run one recorded question (24 kHz int16, silence after it) through the cascade."""
+        vad = SpeechSegmenter(end_silence_s=END_SILENCE_S)
+        start = end = None
+        for k in range(len(audio) // FRAME_SAMPLES):
+            step = vad.push(audio[k * FRAME_SAMPLES:(k + 1) * FRAME_SAMPLES])
+            if step.started and start is None:
+                start = k
+            if step.ended:
+                end = k + 1
+                break
+        if start is None or end is None:
+            raise ValueError('the VAD heard no complete turn in the question')
+        vad_end_s = end * FRAME_SECONDS - speech_end_s
+        utterance = audio[max(0, start - 4) * FRAME_SAMPLES:end * FRAME_SAMPLES]
+        t0 = time.perf_counter()
+        segments, _ = self.whisper.transcribe(
+            resample(int16_to_float(utterance), SAMPLE_RATE, VAD_RATE), language='en',
+            beam_size=1, without_timestamps=True, condition_on_previous_text=False)
+        heard = ' '.join(s.text.strip() for s in segments if s.no_speech_prob < 0.6)
+        t_heard = time.perf_counter() - t0
+        prompt = PromptBuilder()
+        prompt.hear('user', heard)
+        reply = ''
+        for piece in self.llm.stream(prompt.messages(), 60, threading.Event()):
+            reply += piece
+            if FIRST_SENTENCE.search(reply):
+                break
+        found = FIRST_SENTENCE.search(reply)
+        sentence = reply[:found.end()] if found else reply
+        t_text = time.perf_counter() - t0
+        self.tts(sentence.strip() or 'Sorry.')
+        t_audio = time.perf_counter() - t0
+        return CascadeTimes(vad_end_s, vad_end_s + t_heard, vad_end_s + t_text,
+                            vad_end_s + t_audio, heard, sentence.strip())
