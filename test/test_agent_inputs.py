@@ -10,6 +10,7 @@ the final transcript and its answer before it ends.
 """
 import multiprocessing
 import os
+import signal
 import subprocess
 import sys
 import time
@@ -35,7 +36,8 @@ def agent(*args, timeout=300, **kwargs) -> subprocess.CompletedProcess:
                           **kwargs)
 
 
-def write_bag(path, topic: str, samples: np.ndarray, rate: int, chunk: int) -> None:
+def write_bag(path, topic: str, samples: np.ndarray, rate: int, chunk: int,
+              t0: int | None = None) -> None:
     """Write a robot's microphone bag: ``chunk``-sample messages at ``rate`` Hz on ``topic``."""
     writer = Writer(path, version=9, storage_plugin=StoragePlugin.MCAP)
     writer.open()
@@ -44,7 +46,7 @@ def write_bag(path, topic: str, samples: np.ndarray, rate: int, chunk: int) -> N
     other = writer.add_connection('/odom_note', 'std_msgs/msg/String',
                                   typestore=get_typestore(Stores.ROS2_KILTED))
     from std_msgs.msg import String
-    t0 = time.time_ns()
+    t0 = time.time_ns() if t0 is None else t0
     writer.write(other, t0, serialize_message(String(data='hello')))
     for seq, start in enumerate(range(0, len(samples) - chunk + 1, chunk)):
         stamp = t0 + start * 10**9 // rate
@@ -174,3 +176,46 @@ def test_unfinished_conversation_is_an_error_at_the_bound(tmp_path):
     last = result.stderr.strip().splitlines()[-1]
     assert 'not complete 4 s after the input ended' in last and 'no finished oracle reply' in last
     assert QUESTION in (tmp_path / 'out' / 'transcript.md').read_text(), 'what happened is kept'
+
+
+@pytest.mark.slow
+def test_a_bag_from_long_ago_keeps_one_clock(tmp_path):
+    """Issue 27: audio on the bag's time and text on the wall clock made two timelines."""
+    from kame_ros.agent.timeline import read_events
+    speech = hibari_speech(QUESTION)
+    recorded = 1_700_000_000 * 10**9  # November 2023
+    write_bag(tmp_path / 'bag', '/audio/mic', speech, 24000, 1920, t0=recorded)
+    result = agent('--bag', str(tmp_path / 'bag'), '--out', str(tmp_path / 'out'))
+    assert result.returncode == 0, result.stderr[-3000:]
+    start, events = read_events(tmp_path / 'out')
+    spoken = len(speech) / 24000
+    finals = [e.t - start for e in events if e.kind == 'stt.final']
+    said = [e.t - start for e in events if e.kind == 'frontend.text']
+    assert finals and said, events
+    assert all(0 < t < spoken + 5 for t in finals), finals
+    assert all(0 < t < spoken + 30 for t in said), said
+
+
+@pytest.mark.slow
+def test_sigterm_writes_what_it_has_and_exits_non_zero(tmp_path):
+    """Issue 27: a timeout or process manager stopped the agent with a traceback and no files."""
+    write_wav(tmp_path / 'q.wav', np.concatenate([hibari_speech(QUESTION),
+                                                  np.zeros(24000 * 20, np.int16)]))
+    proc = subprocess.Popen([*AGENT, '--input', str(tmp_path / 'q.wav'),
+                             '--out', str(tmp_path / 'out')],
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    try:
+        for line in proc.stdout:
+            if 'ready' in line:
+                break
+        time.sleep(4.0)  # the question is heard, the answer under way
+        proc.send_signal(signal.SIGTERM)
+        out, err = proc.communicate(timeout=60)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+    assert proc.returncode == 1, err[-3000:]
+    assert 'Traceback' not in err and 'KeyboardInterrupt' not in err, err[-3000:]
+    assert err.strip().splitlines()[-1].startswith('kame_ros_agent: stopped by SIGTERM'), err
+    assert (tmp_path / 'out' / 'events.jsonl').read_text().strip()
+    assert 'What is the capital' in (tmp_path / 'out' / 'transcript.md').read_text()

@@ -40,7 +40,8 @@ class CascadeTimes:
     reply_text_s: float  # the LLM's first sentence written
     reply_audio_s: float  # its audio synthesized: the first reply word can play
     heard: str
-    reply: str
+    reply: str  # the first sentence
+    reply_samples: int  # its audio's length at 24 kHz
 
 
 class PlainCascade:
@@ -88,7 +89,7 @@ class PlainCascade:
         found = FIRST_SENTENCE.search(reply)
         sentence = reply[:found.end()] if found else reply
         t_text = time.perf_counter() - t0
-        self.tts(sentence.strip() or 'Sorry.')
+        voice = self.tts(sentence.strip() or 'Sorry.')
         t_audio = time.perf_counter() - t0
         return CascadeTimes(vad_end_s, vad_end_s + t_heard, vad_end_s + t_text,
-                            vad_end_s + t_audio, heard, sentence.strip())
+                            vad_end_s + t_audio, heard, sentence.strip(), len(voice))

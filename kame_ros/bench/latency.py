@@ -31,6 +31,7 @@ from kame_ros.audio.wav import read_wav_24k
 from kame_ros.bench.cascade import CascadeTimes, PlainCascade
 from kame_ros.bench.knowledge import espeak_voice, run_agent, score
 from kame_ros.bench.knowledge_set import Question, QUESTIONS
+from kame_ros.frontend.tts_engine import word_marks
 from kame_ros.oracle.events import APPEND, RESET
 from kame_ros.stt.events import FINAL
 from kame_ros.tools.evaluate import build_input, hibari_voice
@@ -101,10 +102,12 @@ def cascade_timings(cascade: PlainCascade, wav: Path, spans: list[tuple[float, f
         lead = min(0.5, start)
         clip = audio[int((start - lead) * 24000):int((end + 3.0) * 24000)]
         t: CascadeTimes = cascade.answer(clip, end - start + lead)
-        right = bool(set(words(t.reply)) & set(question.answers))
+        # When the answer word plays: where the agent's tts front-end would place it.
+        said = [offset for offset, word in word_marks(t.reply, 0, t.reply_samples)
+                if set(words(word)) & set(question.answers)]
+        answer = t.reply_audio_s + said[0] / 24000 if said else None
         timings.append(Timing(question.text, voices[k], t.reply_audio_s, t.reply_audio_s,
-                              t.reply_audio_s if right else None, right, t.transcript_s,
-                              t.reply_text_s))
+                              answer, answer is not None, t.transcript_s, t.reply_text_s))
     return timings
 
 

@@ -6,8 +6,10 @@ The ``tts`` front-end: for robots without a GPU, and the cascaded baseline.
 It says a short acknowledgement the moment the user's turn ends (the STT's
 final transcript; the audio is synthesized once at start-up, so it plays
 on the next frame), then speaks the oracle's reply to that final sentence
-by sentence as it streams in, with hibari-tts (24 kHz, Mimi's rate, about
-10x faster than real time on one core).
+by sentence as it streams in (its opening words at once: the oracle's
+reply guard releases them before the first sentence is complete), with
+hibari-tts (24 kHz, Mimi's rate, about 10x faster than real time on one
+core).
 Synthesis runs on its own thread; ``step`` only pops 80 ms of whatever is
 ready (or silence), so the frame loop never waits for the TTS or the LLM.
 A newer final reply interrupts the one being spoken.
@@ -36,6 +38,7 @@ from kame_ros.audio.frames import float_to_int16, FRAME_SAMPLES
 from kame_ros.frontend.budget import FrameBudget
 from kame_ros.frontend.engine import FrameOutput
 from kame_ros.oracle.events import APPEND, DONE, OracleEvent, RESET
+from kame_ros.oracle.reply_guard import OPENING_WORDS
 from kame_ros.stt.events import TranscriptEvent
 from kame_ros.words import words
 
@@ -71,6 +74,16 @@ class _Say:
     reply: tuple[int, int]
     text: str
     on_done: Callable[[str], None] | None = None
+    trim_start: bool = False  # it continues a sentence: no pause before it
+    trim_end: bool = False  # the sentence goes on in the next piece: no pause after it
+
+
+def trim(samples: np.ndarray, start: bool = True, end: bool = True) -> np.ndarray:
+    """Cut hibari's leading and/or trailing silence (all of it for silent audio)."""
+    loud = np.flatnonzero(np.abs(samples.astype(np.int32)) > ACK_TRIM_LEVEL)
+    if not len(loud):
+        return samples[:0]
+    return samples[loud[0] if start else 0:loud[-1] + 1 if end else len(samples)]
 
 
 class TtsFrontEnd:
@@ -89,6 +102,7 @@ class TtsFrontEnd:
         self.stale_events = 0
         self._text = ''
         self._said = 0
+        self._mid_sentence = False  # the last piece queued of this reply ended mid-sentence
         self._audio = np.zeros(0, np.int16)
         self._marks: list[tuple[int, str]] = []
         self._say_audio = np.zeros(0, np.int16)
@@ -116,10 +130,8 @@ class TtsFrontEnd:
         """Synthesize the acknowledgement now (also warms hibari up for the first sentence)."""
         t0 = time.perf_counter()
         ack, _ = float_to_int16(self.tts(self.acknowledgement or 'Ready.', speed=self.speed))
-        loud = np.flatnonzero(np.abs(ack.astype(np.int32)) > ACK_TRIM_LEVEL)
         # Trimmed of hibari's leading and trailing silence: it sounds the moment it is due.
-        self._ack_audio = ack[loud[0]:loud[-1] + 1] if len(loud) and self.acknowledgement \
-            else np.zeros(0, np.int16)
+        self._ack_audio = trim(ack) if self.acknowledgement else np.zeros(0, np.int16)
         return time.perf_counter() - t0
 
     def on_turn_end(self, final: TranscriptEvent) -> None:
@@ -172,6 +184,7 @@ class TtsFrontEnd:
                 if not event.final or event.order < self.reply:
                     return
                 self.reply, self._text, self._said = event.order, '', 0
+                self._mid_sentence = False
                 with self._audio_lock:
                     self._audio, self._marks = np.zeros(0, np.int16), []
                     self._reply_utterance, self._reply_started = event.utterance_id, False
@@ -184,6 +197,8 @@ class TtsFrontEnd:
                 parts = SENTENCE_END.split(self._text[self._said:])
                 ready = parts[:-1]
                 self._said = len(self._text) - len(parts[-1])
+                if not self._said and len(words(self._text)) >= OPENING_WORDS:
+                    ready, self._said = [self._text], len(self._text)  # the opening: say it now
             elif event.kind == DONE:
                 ready = [self._text[self._said:]]
                 self._said = len(self._text)
@@ -194,7 +209,10 @@ class TtsFrontEnd:
                 return
             for sentence in ready:
                 if sentence.strip() and not self._repeats_ack(event, sentence):
-                    self._jobs.put(_Say(event.order, sentence.strip()))
+                    opening = not SENTENCE_END.search(sentence + ' ')
+                    self._jobs.put(_Say(event.order, sentence.strip(),
+                                        trim_start=self._mid_sentence, trim_end=opening))
+                    self._mid_sentence = opening
 
     def _repeats_ack(self, event: OracleEvent, sentence: str) -> bool:
         """
@@ -253,6 +271,8 @@ class TtsFrontEnd:
                 job.on_done('failed')
             return
         samples, _ = float_to_int16(wav)
+        if job.trim_start or job.trim_end:
+            samples = trim(samples, job.trim_start, job.trim_end)
         with self._audio_lock:
             if job.reply == SAY_REPLY:
                 start = len(self._say_audio)

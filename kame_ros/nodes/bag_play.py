@@ -74,6 +74,7 @@ class BagPlay(Node):
 
     def _trail(self) -> None:
         """Silence on audio/mic after the bag, stamped on from its last frame, in real time."""
+        # With ``clock``, /clock goes on with it: the agent keeps time on the bag's clock.
         end = self.playback.audio_end_ns(f'/{MIC_AUDIO.name}')
         if end is None or not self.trailing_silence_s:
             return
@@ -82,6 +83,7 @@ class BagPlay(Node):
         for k in range(round(self.trailing_silence_s * 1e9 / FRAME_NS)):
             if self._stop.wait(max(0.0, t0 + k * FRAME_NS / 1e9 / self.rate - time.monotonic())):
                 return
+            self.playback.publish_clock(end + k * FRAME_NS)
             self.silence_out.publish(silence, end + k * FRAME_NS)
 
     def _health(self) -> Health:

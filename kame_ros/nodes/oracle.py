@@ -77,9 +77,8 @@ class OracleNode(LifecycleNode):
         self.quantization = declare(self, 'quantization', 'int8',
                                     'transformers: none, int8 (CPU) or 4bit (CUDA)')
         self.threads = declare(self, 'threads', 0,
-                               'CPU threads for local models; 0 = every core (llama.cpp '
-                               'generates on half by default; guesses are niced, so the '
-                               'answer gets them all)', 0, 256)
+                               'CPU threads for local models; 0 = the library default '
+                               '(llama.cpp: half the cores to generate; torch: all)', 0, 256)
         self.base_url = declare(self, 'base_url', '',
                                 'openai: server URL, e.g. http://gpu-box:8000/v1')
         self.api_key_env = declare(self, 'api_key_env', 'OPENAI_API_KEY',

@@ -15,11 +15,21 @@ the LLM's time to write it (tens of ms at llama.cpp speed), and the
 front-ends consume text far slower than that. A clause longer than
 ``max_hold_words`` is released early, keeping its last words back for the
 instruction check.
+
+The reply's opening is the exception that makes the agent answer sooner:
+its first ``OPENING_WORDS`` words go out as soon as they are written (cut
+after a word that can end a phrase, never after "the" or "of"), so the
+tts front-end can start speaking while the LLM writes the rest of the
+sentence, ~70 ms a token for the 1.5B default on 2 cores. The opening is
+checked like any release (a run of the instructions inside it ends the
+reply unsaid); a run that starts in its last three words and goes on past
+it is cut when it completes, so at most those three words of it are said.
 """
 import re
 
-from kame_ros.words import words
+from kame_ros.words import DANGLING, words
 
+OPENING_WORDS = 5  # words of a reply released before its first clause ends
 CLAUSE_END = re.compile(r'[,.;:!?]+\s+')
 LEAK = 'prompt_leak'
 REPETITION = 'repetition'
@@ -28,10 +38,13 @@ REPETITION = 'repetition'
 class ReplyGuard:
     """Feeds a reply's streamed pieces through; returns only the text that may be said."""
 
-    def __init__(self, instructions: list[str], ngram: int = 4, max_hold_words: int = 12) -> None:
-        """``instructions``: every instruction text the LLM was given (system prompts)."""
+    def __init__(self, instructions: list[str], ngram: int = 4, max_hold_words: int = 12,
+                 opening_words: int = OPENING_WORDS) -> None:
+        """``instructions``: every instruction text the LLM was given; ``opening_words`` 0: off."""
         self.ngram = ngram
         self.max_hold_words = max_hold_words
+        self.opening_words = opening_words
+        self._opened = False  # something of this reply was released
         self._banned = {tuple(w[i:i + ngram]) for text in instructions
                         for w in [words(text)] for i in range(len(w) - ngram + 1)}
         self._held = ''
@@ -57,7 +70,26 @@ class ReplyGuard:
             early = self._held[:self._held.rindex(keep)]
             released += self._release(early, clause=False)
             self._held = self._held[len(early):]
+        if not (self.cut or released or self._opened) and self.opening_words:
+            released = self._open()
         return released
+
+    def _open(self) -> str:
+        """Release the reply's first words before its first clause is complete (once)."""
+        complete = self._held.split()
+        if complete and not self._held[-1].isspace():
+            complete = complete[:-1]  # the last word may go on in the next piece
+        n = self.opening_words
+        while n <= len(complete) and words(complete[n - 1]) and \
+                words(complete[n - 1])[-1] in DANGLING:
+            n += 1
+        if n > len(complete):
+            return ''
+        end = 0
+        for word in complete[:n]:
+            end = self._held.index(word, end) + len(word)
+        opening, self._held = self._held[:end], self._held[end:]
+        return self._release(opening, clause=False)
 
     def finish(self) -> str:
         """Release what is still held once the reply is complete."""
@@ -80,4 +112,5 @@ class ReplyGuard:
                 return ''
             self._clauses.add(key)
         self._tail = run[-(self.ngram - 1):]
+        self._opened = self._opened or bool(said)
         return text

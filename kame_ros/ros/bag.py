@@ -151,7 +151,7 @@ class BagPlayback:
             delay = t0 + (stamp - t_bag0) / 1e9 / self.rate - time.monotonic()
             if delay > 0 and self._stop.wait(delay):
                 return
-            self._publish_clock(stamp)
+            self.publish_clock(stamp)
             self._pubs[topic].publish(data)
             self.published += 1
         self.finished.set()
@@ -159,10 +159,11 @@ class BagPlayback:
     def _tick(self, t_bag0: int, t0: float) -> None:
         """Publish the bag's time on /clock until the playback ends."""
         while not (self._stop.is_set() or self.finished.is_set()):
-            self._publish_clock(t_bag0 + int((time.monotonic() - t0) * self.rate * 1e9))
+            self.publish_clock(t_bag0 + int((time.monotonic() - t0) * self.rate * 1e9))
             self._stop.wait(self.CLOCK_PERIOD_S)
 
-    def _publish_clock(self, stamp_ns: int) -> None:
+    def publish_clock(self, stamp_ns: int) -> None:
+        """Publish ``stamp_ns`` on /clock (when playing with ``clock``): also after the bag."""
         if self._clock_pub is None:
             return
         msg = self._clock_msg()

@@ -85,13 +85,27 @@ def spin_until_finished(nodes: Sequence[Node]) -> None:
     finally:
         # A second Ctrl-C (or ros2 launch's SIGINT after the terminal's) must not cut the
         # shutdown short: nodes are writing files and releasing devices now.
-        signal.signal(signal.SIGINT, signal.SIG_IGN)
-        signal.signal(signal.SIGTERM, signal.SIG_IGN)
+        ignore_stop_signals()
         spinner.shutdown()
 
 
+class Stopped(KeyboardInterrupt):
+    """SIGINT or SIGTERM arrived; ``signal_name`` says which (for a tool's last words)."""
+
+    def __init__(self, signum: int) -> None:
+        """Remember the signal."""
+        super().__init__(signum)
+        self.signal_name = signal.Signals(signum).name
+
+
 def _interrupt(signum, frame) -> None:
-    raise KeyboardInterrupt
+    raise Stopped(signum)
+
+
+def ignore_stop_signals() -> None:
+    """Let a shutdown under way finish: a second Ctrl-C or SIGTERM must not cut it short."""
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    signal.signal(signal.SIGTERM, signal.SIG_IGN)
 
 
 def init_ros(args: list[str] | None) -> None:

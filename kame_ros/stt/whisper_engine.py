@@ -21,10 +21,12 @@ final (no second read). Otherwise it ends after ``end_silence_s``: a pause
 after an unfinished phrase is not the end of the turn. Either way a final
 is never read again when the latest read already covers all its speech:
 the same audio gives the same words, and a second read is time the user
-waits. "Covers" allows for Silero's hangover: its speech probability stays
-up for a window or two after the last word, so the VAD's speech ends up to
-one frame later than the words do (a read that stopped at the words would
-otherwise never count as complete).
+waits. A read "covers" the speech when what it did not hear, up to the
+VAD's last speech, is at most a frame, or is quiet (every frame below
+``QUIET_TAIL`` of the utterance's loudest): Silero's speech probability
+stays up for a few windows after the last word, and its falling tail is
+not words. Without that, a read that stopped at the words never counted
+as complete, and the turn waited for another read or the long silence.
 """
 from collections import deque
 from dataclasses import dataclass
@@ -36,6 +38,7 @@ from typing import Callable
 import numpy as np
 
 from kame_ros.audio.frames import AudioFrame, FRAME_NS, FRAME_SECONDS, int16_to_float, SAMPLE_RATE
+from kame_ros.audio.levels import rms
 from kame_ros.audio.resample import resample
 from kame_ros.storage import installed_file, NotInstalled
 from kame_ros.stt.errors import SttError
@@ -57,6 +60,7 @@ def embedded_whisper_dir() -> str:
 
 PAUSE_READ_S = 0.06  # silence after which the utterance is read to see whether it is complete
 HANGOVER_FRAMES = 1  # frames the VAD's speech may run past the words (Silero's hangover)
+QUIET_TAIL = 0.15  # ... and beyond those, frames quieter than this share of the loudest
 
 
 @dataclass(frozen=True)
@@ -79,7 +83,7 @@ class _Read:
     utterance: int
 
     def covers(self, utterance: int, speech_frames: int) -> bool:
-        """Tell whether this read heard all of ``speech_frames`` of ``utterance``."""
+        """Tell whether this read heard all of ``speech_frames`` of ``utterance`` (by count)."""
         return self.utterance == utterance and self.frames >= speech_frames - HANGOVER_FRAMES
 
 
@@ -152,6 +156,10 @@ class WhisperStt:
         self._utterance.append(frame)
         self._since_partial += 1
         too_long = len(self._utterance) >= self.max_frames
+        if step.ended and self._covered(self._read):  # heard it all already: no second read
+            self.reused_finals += 1
+            self._end_with(self._read)
+            return False
         if step.ended or too_long:
             trailing = 0 if too_long else int(self.end_silence_s / FRAME_SECONDS)
             self._submit(True, self._utterance[:max(1, len(self._utterance) - trailing)])
@@ -168,8 +176,7 @@ class WhisperStt:
         elif silence >= PAUSE_READ_S and not self._pause_read:
             # The user paused: is what they said complete? A read already asked for that
             # hears all the speech answers that; otherwise read once Whisper is free.
-            asked = self._asked
-            if asked is not None and asked.covers(self._utterance_count, self._speech_frames()):
+            if self._covered(self._asked):
                 self._pause_read = True
             elif idle:
                 self._pause_read = True
@@ -185,20 +192,34 @@ class WhisperStt:
         """Frames of the current utterance up to the VAD's last speech (silence left out)."""
         return len(self._utterance) - int(self.segmenter.silence_s / FRAME_SECONDS)
 
+    def _covered(self, read: _Read | None) -> bool:
+        """Tell whether ``read`` heard all the speech of the current utterance (see above)."""
+        if read is None or read.utterance != self._utterance_count:
+            return False
+        speech = self._speech_frames()
+        if read.covers(self._utterance_count, speech):
+            return True
+        loudest = max(rms(f.samples) for f in self._utterance[:speech])
+        return max(rms(f.samples) for f in self._utterance[read.frames:speech]) \
+            < QUIET_TAIL * loudest
+
     def _complete_turn(self) -> bool:
         """End the turn early if the latest read covers all the speech and looks complete."""
         read = self._read
-        if (self.segmenter.silence_s < self.complete_silence_s or read is None
-                or not read.covers(self._utterance_count, self._speech_frames())
+        if (self.segmenter.silence_s < self.complete_silence_s or not self._covered(read)
                 or not looks_complete(read.text)):
             return False
+        self.early_finals += 1
+        self._end_with(read)
+        return True
+
+    def _end_with(self, read: _Read) -> None:
+        """End the turn with ``read``'s words as the final (no Whisper read for it)."""
         frames = self._utterance[:read.frames]
         self._jobs.put(_Job(True, None, frames[0].stamp_ns, frames[-1].stamp_ns + FRAME_NS,
                             read.frames, read.text))
         self._utterance = []
         self.segmenter.end_turn()
-        self.early_finals += 1
-        return True
 
     def _submit(self, final: bool, frames: list[AudioFrame]) -> None:
         audio = np.concatenate([f.samples for f in frames])

@@ -23,7 +23,7 @@ import rclpy
 from rclpy.parameter import Parameter
 
 from kame_ros.nodes.registry import node_class
-from kame_ros.ros.spin import init_ros, Spinner
+from kame_ros.ros.spin import ignore_stop_signals, init_ros, Spinner, Stopped
 from kame_ros.run import find_default_config
 from kame_ros.tools.inputs import check_bag, check_input_wav, check_out, InputError
 from kame_ros.tools.monitor import AgentMonitor
@@ -70,9 +70,19 @@ def ros_arguments(opts: argparse.Namespace, ros_args: list[str]) -> list[str]:
         args += ['-p', f'frontend:checkpoint:={opts.checkpoint}']
     if opts.oracle_backend:
         args += ['-p', f'oracle:backend:={opts.oracle_backend}']
-    if opts.realtime_factor != 1.0:  # every stamp on the input's time (/clock from the input)
+    if replays_clock(opts):  # every stamp on the input's time (/clock from the input)
         args += ['-p', 'use_sim_time:=true']
     return args + ros_args
+
+
+def replays_clock(opts: argparse.Namespace) -> bool:
+    """
+    Tell whether the input publishes its own time on /clock, and every node runs on it.
+
+    A bag always does: its audio carries the bag's stamps, and text stamped
+    on the wall clock beside it would put one conversation on two clocks.
+    """
+    return opts.bag is not None or opts.realtime_factor != 1.0
 
 
 def settled(node) -> bool:
@@ -144,7 +154,7 @@ def run_agent(opts: argparse.Namespace, ros_args: list[str]) -> AgentMonitor:
                 Parameter('remap_to', value='/audio/mic'),
                 Parameter('trailing_silence_s', value=opts.max_answer_s), listeners,
                 Parameter('rate', value=max(opts.realtime_factor, 0.01)),
-                Parameter('clock', value=opts.realtime_factor != 1.0)])
+                Parameter('clock', value=replays_clock(opts))])
         else:
             spinner.add(node_class('audio_playback')())
             source = node_class('audio_capture')()
@@ -163,7 +173,12 @@ def run_agent(opts: argparse.Namespace, ros_args: list[str]) -> AgentMonitor:
                                  f'after the input ended: {monitor.incomplete()}')
         else:
             spinner.wait()
+    except Stopped as stop:
+        if headless:  # a live session ends with Ctrl-C; a recorded question is cut short
+            monitor.error = (f'stopped by {stop.signal_name} before the conversation was over '
+                             f'({monitor.incomplete() or "it was complete"}); wrote what it had')
     finally:
+        ignore_stop_signals()
         spinner.shutdown()
         rclpy.try_shutdown()
     return monitor

@@ -12,7 +12,7 @@ through it; llama.cpp's abort callback, polled between the graph's nodes,
 ends it there. The abort works on the CPU backend only (llama.cpp's own
 limit): with CUDA a cancelled prompt evaluation still runs to its end.
 An abort loses the whole batch it interrupted, so prompts are evaluated in
-batches of ``PROMPT_BATCH`` tokens: an aborted guess keeps what it evaluated
+batches of ``PROMPT_BATCH`` (16) tokens: an aborted guess keeps what it evaluated
 before its last batch, and the next prompt (the same conversation with a
 few more words) reuses it. With llama.cpp's usual 512 a guess aborted in its
 prompt left nothing: the answer after it re-evaluated the whole prompt
@@ -22,14 +22,13 @@ one of them printed); those lines are the cancel, not a fault, so they are
 kept out of the log while an abort this process asked for is under way.
 """
 import ctypes
-import os
 from pathlib import Path
 import threading
 from typing import Iterator
 
 from kame_ros.oracle.backends.base import BackendError, LLMBackend, Messages, Progress
 
-PROMPT_BATCH = 32  # tokens per prompt-evaluation batch: what an abort can lose
+PROMPT_BATCH = 16  # tokens per prompt-evaluation batch: what an abort can lose (8 is slower)
 _ABORTING = threading.Event()  # set from an abort this process asked for until it returns
 _LOG_FILTER = []  # the installed C log callback, kept referenced for the process's life
 
@@ -80,7 +79,7 @@ class LlamaCppBackend(LLMBackend):
         progress(f'loading {self.model_path} with llama.cpp')
         try:
             self.llm = Llama(model_path=self.model_path, n_ctx=self.context_tokens,
-                             n_threads=self.threads or os.cpu_count(),
+                             n_threads=self.threads or None,
                              n_gpu_layers=self.gpu_layers, n_batch=PROMPT_BATCH, verbose=False)
         except (ValueError, RuntimeError) as err:
             raise BackendError(f'cannot load {self.model_path}: {err}') from err
