@@ -7,17 +7,11 @@ import pytest
 
 from kame_ros.bench.knowledge import score
 from kame_ros.bench.knowledge_set import Question, QUESTIONS
+from run_events import write_events
 
 SPANS = [(1.0, 3.0), (12.0, 14.0)]
 ASKED = [Question('What is the largest planet?', ('jupiter',), 'x'),
          Question('How many legs does a spider have?', ('eight', '8'), 'y')]
-
-
-def write_events(directory, events):
-    lines = [{'t': 100.0, 'kind': 'run.input_start', 'text': ''}]
-    lines += [{'t': 100.0 + t, 'kind': kind, 'text': text} for t, kind, text in events]
-    directory.mkdir(parents=True, exist_ok=True)
-    (directory / 'events.jsonl').write_text(''.join(json.dumps(e) + '\n' for e in lines))
 
 
 def test_a_right_answer_is_in_the_first_sentence_after_the_acknowledgement(tmp_path):

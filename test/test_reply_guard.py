@@ -1,6 +1,7 @@
 # Copyright 2026 kame_ros developers
 # SPDX-License-Identifier: Apache-2.0
 """A reply never says the instructions and never repeats a clause; fragments get final prompts."""
+import re
 import time
 
 import pytest
@@ -100,3 +101,20 @@ def test_the_embedded_model_on_fragments_and_noise_never_says_its_prompt():
             assert len(clauses) == len(set(clauses)), (text, reply)
     assert sum(bool(reply) for reply in spoken) >= len(spoken) // 2, 'it still answers'
     backend.close()
+
+
+def test_a_reply_opening_goes_out_before_its_clause_ends():
+    """Issue 27: five words (not cut after 'the'), then the rest by clause; still checked."""
+    for reply, opening in [('The capital of France is Paris.', 'The capital of France is'),
+                           ('Neil Armstrong was the first person to walk on the moon.',
+                            'Neil Armstrong was the first')]:
+        guard = ReplyGuard(INSTRUCTIONS)
+        pieces = re.findall(r' ?\w+|[^\w\s]', reply)  # as a tokenizer cuts it
+        out = [guard.feed(piece) for piece in pieces] + [guard.finish()]
+        released = [text for text in out if text]
+        assert released == [opening, reply[len(opening):]], released
+        assert out.index(opening) < len(pieces) - 1, 'before the sentence is written'
+    said, cut = guarded(['You', ' are', ' a', ' helpful', ' assistant', ' on', ' a', ' robot.'])
+    assert (said, cut) == ('', LEAK)
+    assert guarded(['Well, ', 'the capital', ' of France is Paris.']) == \
+        ('Well, the capital of France is Paris.', '')

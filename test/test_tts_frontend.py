@@ -4,7 +4,8 @@
 import numpy as np
 import pytest
 
-from kame_ros.frontend.tts_engine import TtsFrontEnd, word_marks
+from kame_ros.audio.frames import float_to_int16
+from kame_ros.frontend.tts_engine import ACK_TRIM_LEVEL, TtsFrontEnd, word_marks
 from kame_ros.oracle.events import OracleEvent
 from kame_ros.stt.events import TranscriptEvent
 from polling import wait_for
@@ -176,3 +177,30 @@ def test_not_quiet_until_the_reply_has_been_synthesized_and_played():
     finally:
         fe.stop()
     assert fe.quiet and 10 < frames < 200, frames
+
+
+def test_a_reply_opening_is_said_before_its_sentence_ends_and_joins_it_without_a_pause(started):
+    """Issue 27: the first words play while the LLM still writes the sentence."""
+    fe = started(acknowledgement='')
+    fe.on_oracle(OracleEvent('oracle.reset', 1, 1, 0, final=True))
+    fe.on_oracle(OracleEvent('oracle.append', 1, 1, 0, 'The capital of'))
+    fe.on_oracle(OracleEvent('oracle.append', 1, 1, 0, ' France is'))
+    synthesized(fe)  # five words, no sentence end yet: the opening is being said
+    opening = len(fe._audio)
+    assert abs(int(fe._audio[-1])) > ACK_TRIM_LEVEL, 'the opening ends on its last sound'
+    fe.on_oracle(OracleEvent('oracle.append', 1, 1, 0, ' Paris.'))
+    fe.on_oracle(OracleEvent('oracle.done', 1, 1, 0))
+    synthesized(fe, opening)
+    assert wait_for(lambda: not fe._jobs.unfinished_tasks, 30)
+    untrimmed, _ = float_to_int16(fe.tts('Paris.'))
+    assert abs(int(fe._audio[opening])) > ACK_TRIM_LEVEL, 'the rest starts on its first sound'
+    assert len(fe._audio) - opening < len(untrimmed)
+    heard = ''.join(fe.step(SILENCE).text for _ in range(60))
+    assert heard.split() == ['The', 'capital', 'of', 'France', 'is', 'Paris.']
+
+
+def test_a_short_opening_waits_for_its_sentence(started):
+    fe = started(acknowledgement='')
+    fe.on_oracle(OracleEvent('oracle.reset', 1, 1, 0, final=True))
+    fe.on_oracle(OracleEvent('oracle.append', 1, 1, 0, 'Well, the'))
+    assert not wait_for(lambda: len(fe._audio) > 0, 1.0)

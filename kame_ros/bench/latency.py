@@ -33,6 +33,7 @@ from kame_ros.bench.knowledge import espeak_voice, run_agent, score
 from kame_ros.bench.knowledge_set import Question, QUESTIONS
 from kame_ros.frontend.tts_engine import word_marks
 from kame_ros.oracle.events import APPEND, RESET
+from kame_ros.ros.spin import yield_idle_cores
 from kame_ros.stt.events import FINAL
 from kame_ros.tools.evaluate import build_input, hibari_voice
 from kame_ros.words import words
@@ -202,6 +203,7 @@ def main(argv: list[str] | None = None) -> None:
     spans = speech_spans(wav, clips)
     print('[latency] loading the plain cascade (Silero, Whisper, llama.cpp, hibari)...',
           flush=True)
+    yield_idle_cores()  # as the agent's processes do: the same libraries, the same waiting
     cascade = PlainCascade()
     rows: dict[tuple[str, str], list[Timing]] = {}
     for load in opts.loads:
