@@ -162,10 +162,31 @@ class OracleEngine:
             self.prompt.context = text
 
     def start(self) -> None:
-        """Start polling."""
+        """Start polling, and evaluate the start every prompt shares once, in the background."""
         self._stop.clear()
+        with self._lock:
+            self._generation = threading.Thread(
+                target=self._warm_up, args=(self.prompt.messages('Hello', False, note=False),),
+                daemon=True, name='oracle-warm-up')
+            self._generation.start()
         self._poller = threading.Thread(target=self._poll_loop, daemon=True, name='oracle-poll')
         self._poller.start()
+
+    def _warm_up(self, messages: list[dict[str, str]]) -> None:
+        """
+        Have the backend evaluate the system prompt before the first question.
+
+        Every prompt starts with it, and llama.cpp reuses an evaluated prefix:
+        without this the first guess of a session paid ~0.6 s for it (the
+        1.5B on 2 cores) while the user waited. A guess that comes meanwhile
+        waits for the backend, and gets the evaluated prefix. A backend that
+        fails here fails again, counted, on the first real reply.
+        """
+        try:
+            for _ in self.backend.stream(messages, 1, self._stop):
+                break
+        except Exception:  # noqa: B902 - a warm-up changes nothing but speed
+            pass
 
     def stop(self) -> None:
         """Stop polling and cancel the running generation (does not wait for it)."""
