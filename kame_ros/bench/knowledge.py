@@ -20,7 +20,6 @@ spoken after the end of the question.
 """
 import argparse
 from dataclasses import asdict, dataclass
-import json
 from pathlib import Path
 import re
 import shutil
@@ -36,6 +35,7 @@ import numpy as np
 from kame_ros.agent.timeline import read_events
 from kame_ros.audio.wav import read_wav_24k
 from kame_ros.bench.knowledge_set import Question, QUESTIONS
+from kame_ros.bench.report import write_results
 from kame_ros.oracle.backends.base import BackendError
 from kame_ros.oracle.backends.embedded import DEFAULT_MODEL
 from kame_ros.stt.events import FINAL
@@ -295,12 +295,9 @@ def main(argv: list[str] | None = None) -> None:
                     a.first_word_s = a.answer_s = None
     table = report(results)
     print(f'\nknowledge benchmark: {len(questions)} questions per voice\n\n{table}')
-    (opts.out / 'knowledge.md').write_text(table + '\n')
-    (opts.out / 'knowledge.json').write_text(json.dumps(
-        [{'oracle': oracle, 'voice': voice, **asdict(a)}
-         for (oracle, voice), answers in results.items() for a in answers], indent=1))
-    plot(results, opts.out / 'knowledge.png')
-    print(f'\nwrote {opts.out}/knowledge.md, knowledge.json and knowledge.png')
+    records = [{'oracle': oracle, 'voice': voice, **asdict(a)}
+               for (oracle, voice), answers in results.items() for a in answers]
+    write_results(opts.out, 'knowledge', table, records, lambda path: plot(results, path))
 
 
 if __name__ == '__main__':

@@ -18,7 +18,6 @@ same questions go through the plain cascade of the same parts
 """
 import argparse
 from dataclasses import asdict, dataclass
-import json
 from pathlib import Path
 import shutil
 import subprocess
@@ -31,6 +30,7 @@ from kame_ros.audio.wav import read_wav_24k
 from kame_ros.bench.cascade import CascadeTimes, PlainCascade
 from kame_ros.bench.knowledge import espeak_voice, run_agent, score
 from kame_ros.bench.knowledge_set import Question, QUESTIONS
+from kame_ros.bench.report import write_results
 from kame_ros.frontend.tts_engine import word_marks
 from kame_ros.oracle.events import APPEND, RESET
 from kame_ros.ros.spin import yield_idle_cores
@@ -226,12 +226,9 @@ def main(argv: list[str] | None = None) -> None:
     table = report(rows)
     print(f'\nlatency benchmark: {len(questions)} spoken questions, voices {", ".join(names)}'
           f'\n\n{table}')
-    (opts.out / 'latency.md').write_text(table + '\n')
-    (opts.out / 'latency.json').write_text(json.dumps(
-        [{'system': system, 'load': load, **asdict(t)}
-         for (system, load), timings in rows.items() for t in timings], indent=1))
-    plot(rows, opts.out / 'latency.png')
-    print(f'\nwrote {opts.out}/latency.md, latency.json and latency.png')
+    write_results(opts.out, 'latency', table, [{'system': system, 'load': load, **asdict(t)}
+                                               for (system, load), timings in rows.items()
+                                               for t in timings], lambda path: plot(rows, path))
 
 
 if __name__ == '__main__':

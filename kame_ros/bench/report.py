@@ -2,6 +2,9 @@
 # SPDX-License-Identifier: Apache-2.0
 """Latency statistics and the table every kame_ros benchmark prints."""
 from dataclasses import dataclass
+import json
+from pathlib import Path
+from typing import Callable
 
 import numpy as np
 
@@ -59,3 +62,12 @@ def plot_frames(series: dict[str, list[float]], path, title: str,
     fig.tight_layout()
     fig.savefig(path, dpi=110)
     plt.close(fig)
+
+
+def write_results(out: Path, name: str, table_md: str, records: list[dict],
+                  plot: Callable[[Path], None]) -> None:
+    """Write ``<name>.md`` (the table), ``<name>.json`` (every record), ``<name>.png``; say so."""
+    (out / f'{name}.md').write_text(table_md + '\n')
+    (out / f'{name}.json').write_text(json.dumps(records, indent=1))
+    plot(out / f'{name}.png')
+    print(f'\nwrote {out}/{name}.md, {name}.json and {name}.png')
