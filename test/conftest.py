@@ -116,3 +116,14 @@ def tiny_llama(tmp_path_factory) -> Path:
     """Directory of a tiny random Llama with the real SmolLM2 tokenizer."""
     from llm_fixtures import build_tiny_llama
     return build_tiny_llama(tmp_path_factory.mktemp('tiny_llama'))
+
+
+# Fixtures that put a test on DDS: such a test touches ROS whatever its module says.
+ROS_FIXTURES = {'ros', 'domain_id', 'processes'}
+
+
+def pytest_collection_modifyitems(items) -> None:
+    """Mark every test on DDS ``ros``: .ci/run runs those again on the second distribution."""
+    for item in items:
+        if ROS_FIXTURES & set(item.fixturenames):
+            item.add_marker(pytest.mark.ros)

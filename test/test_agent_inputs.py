@@ -27,6 +27,7 @@ from kame_ros.audio.wav import write_wav
 from kame_ros.ros.audio_msg import frame_to_msg
 from speech_fixtures import hibari_speech
 
+pytestmark = pytest.mark.ros  # the agent tool over DDS, bags of both distributions
 QUESTION = 'What is the capital of France?'
 AGENT = [sys.executable, '-m', 'kame_ros.tools.agent']
 
@@ -37,14 +38,19 @@ def agent(*args, timeout=300, **kwargs) -> subprocess.CompletedProcess:
 
 
 def write_bag(path, topic: str, samples: np.ndarray, rate: int, chunk: int,
-              t0: int | None = None) -> None:
-    """Write a robot's microphone bag: ``chunk``-sample messages at ``rate`` Hz on ``topic``."""
+              t0: int | None = None, distro: str = 'jazzy') -> None:
+    """
+    Write a robot's microphone bag: ``chunk``-sample messages at ``rate`` Hz on ``topic``.
+
+    ``distro``'s type store gives the bag its type definitions, as a robot on
+    that distribution records them: the tests replay bags of both
+    distributions whichever one they run on.
+    """
     writer = Writer(path, version=9, storage_plugin=StoragePlugin.MCAP)
     writer.open()
-    conn = writer.add_connection(topic, 'sensor_msgs/msg/CompressedImage',
-                                 typestore=get_typestore(Stores.ROS2_KILTED))
-    other = writer.add_connection('/odom_note', 'std_msgs/msg/String',
-                                  typestore=get_typestore(Stores.ROS2_KILTED))
+    store = get_typestore(getattr(Stores, f'ROS2_{distro.upper()}'))
+    conn = writer.add_connection(topic, 'sensor_msgs/msg/CompressedImage', typestore=store)
+    other = writer.add_connection('/odom_note', 'std_msgs/msg/String', typestore=store)
     from std_msgs.msg import String
     t0 = time.time_ns() if t0 is None else t0
     writer.write(other, t0, serialize_message(String(data='hello')))
@@ -115,6 +121,7 @@ def burn(stop) -> None:
 
 
 @pytest.mark.slow
+@pytest.mark.once
 def test_run_waits_for_the_answer_under_heavy_load(tmp_path):
     write_wav(tmp_path / 'q.wav', hibari_speech(QUESTION))
     stop = multiprocessing.Event()
@@ -136,6 +143,7 @@ def test_run_waits_for_the_answer_under_heavy_load(tmp_path):
 
 
 @pytest.mark.slow
+@pytest.mark.once
 def test_faster_than_real_time_keeps_the_input_time(tmp_path):
     """--realtime-factor 0: a 40 s recording in far less wall time, timeline on its own time."""
     speech = hibari_speech(QUESTION)
@@ -158,6 +166,7 @@ def test_faster_than_real_time_keeps_the_input_time(tmp_path):
 
 
 @pytest.mark.slow
+@pytest.mark.once
 def test_unfinished_conversation_is_an_error_at_the_bound(tmp_path):
     """An oracle server that accepts and never answers: the run ends at the bound, exit 1."""
     import socket
@@ -184,7 +193,8 @@ def test_a_bag_from_long_ago_keeps_one_clock(tmp_path):
     from kame_ros.agent.timeline import read_events
     speech = hibari_speech(QUESTION)
     recorded = 1_700_000_000 * 10**9  # November 2023
-    write_bag(tmp_path / 'bag', '/audio/mic', speech, 24000, 1920, t0=recorded)
+    write_bag(tmp_path / 'bag', '/audio/mic', speech, 24000, 1920, t0=recorded,
+              distro='kilted')
     result = agent('--bag', str(tmp_path / 'bag'), '--out', str(tmp_path / 'out'))
     assert result.returncode == 0, result.stderr[-3000:]
     start, events = read_events(tmp_path / 'out')

@@ -50,6 +50,7 @@ def test_canceller_removes_echo_and_keeps_the_user():
 
 
 @pytest.mark.parametrize('cancel', [True, False])
+@pytest.mark.once
 def test_echo_does_not_start_a_turn_but_barge_in_does(ros, processes, cancel):
     speaker, mic, user_t = scenario()
     processes.start('stt', '--ros-args', '-p', f'echo_cancel:={str(cancel).lower()}')

@@ -29,6 +29,7 @@ def test_allowlist_entries_parse_and_typos_are_refused():
         parse_allowlist(ALLOWLIST + ['stop() = halt'])
 
 
+@pytest.mark.once
 def test_embedded_llm_picks_allowlisted_commands_and_nothing_else():
     backend = make_backend('transformers', quantization='none')
     backend.load(lambda step: None)

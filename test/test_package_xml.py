@@ -8,6 +8,7 @@ from ament_index_python.packages import get_packages_with_prefixes
 import pytest
 import yaml
 
+pytestmark = pytest.mark.ros  # the keys resolve against the running distribution's packages
 ROOT = Path(__file__).resolve().parents[1]
 RULES = ROOT.parent / 'shared' / 'rosdep'
 DEPENDS = ('depend', 'exec_depend', 'build_depend', 'test_depend')

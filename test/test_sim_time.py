@@ -7,10 +7,10 @@ import numpy as np
 import pytest
 from rclpy.serialization import serialize_message
 from rosbags.rosbag2 import StoragePlugin, Writer
-from rosbags.typesys import get_typestore, Stores
 
 from kame_ros.audio.frames import AudioFrame, FRAME_NS, FRAME_SAMPLES
 from kame_ros.ros.audio_msg import frame_to_msg
+from kame_ros.ros.distro import bag_typestore
 from kame_ros.ros.topics import SPEAKER_AUDIO, STT_FINAL
 from polling import wait_for
 from speech_fixtures import hibari_speech
@@ -26,7 +26,7 @@ def write_question_bag(path, samples: np.ndarray) -> int:
     writer = Writer(path, version=9, storage_plugin=StoragePlugin.MCAP)
     writer.open()
     conn = writer.add_connection('/audio/mic', 'sensor_msgs/msg/CompressedImage',
-                                 typestore=get_typestore(Stores.ROS2_KILTED))
+                                 typestore=bag_typestore())
     for seq, frame in enumerate(frames):
         stamp = BAG_T0 + seq * FRAME_NS
         data = serialize_message(frame_to_msg(AudioFrame(seq, stamp, frame), 'mic_link'))

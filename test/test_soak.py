@@ -16,6 +16,7 @@ import pytest
 pytest.importorskip('llama_cpp', reason='scripts/setup.sh installs llama-cpp-python')
 
 
+@pytest.mark.once
 def test_three_minutes_at_real_time_lose_no_frame_and_answer_every_turn(tmp_path, domain_id):
     out = tmp_path / 'soak'
     run = subprocess.run([shutil.which('kame_ros_soak'), '--minutes', '3', '--realtime-factor',

@@ -5,6 +5,7 @@ import json
 import time
 
 import numpy as np
+import pytest
 from sensor_msgs.msg import CompressedImage
 
 from kame_ros.audio.wav import write_wav
@@ -41,6 +42,7 @@ def play(processes, tmp_path, audio, stt_args, factor='1.0'):
     assert source.wait(timeout=300) == 0, processes.log(source)
 
 
+@pytest.mark.once
 def test_word_error_rate_of_finals_over_dds(ros, processes, tmp_path):
     voices = {'hibari (neural)': [hibari_speech(s) for s in SENTENCES],
               'espeak-ng en-us': [espeak_speech(s, 'en-us', tmp_path) for s in SENTENCES[:3]],

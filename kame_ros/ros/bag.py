@@ -17,6 +17,7 @@ from typing import Sequence
 
 from rclpy.node import Node
 
+from kame_ros.ros.distro import bag_typestore
 from kame_ros.ros.topics import Topic
 
 
@@ -38,11 +39,10 @@ class BagRecorder:
     def __init__(self, node: Node, path: Path, topics: Sequence[Topic]) -> None:
         """Open the bag (the directory must not exist) and subscribe raw."""
         from rosbags.rosbag2 import StoragePlugin, Writer
-        from rosbags.typesys import get_typestore, Stores
         self.path = Path(path)
         self._writer = Writer(self.path, version=9, storage_plugin=StoragePlugin.MCAP)
         self._writer.open()
-        store = get_typestore(Stores.ROS2_KILTED)
+        store = bag_typestore()
         self._lock = threading.Lock()
         self._clock = node.get_clock()
         self.count = 0
