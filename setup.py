@@ -8,7 +8,7 @@ from setuptools import find_packages, setup
 PACKAGE = 'kame_ros'
 
 NODES = ['audio_capture', 'audio_playback', 'wav_source', 'wav_sink', 'bag_play', 'stt',
-         'oracle', 'frontend']
+         'oracle', 'frontend', 'audio_common_in', 'audio_common_out']
 
 setup(
     name=PACKAGE,

@@ -8,15 +8,19 @@ the same YAML; this runs the same nodes and parameters where ros2 launch is
 not installed (or when one process is wanted, e.g. on a small robot).
 Both read the YAML through kame_ros.ros.config, so node sections
 (``/**/stt``, ``stt``) and the ``/**`` wildcard mean the same in both, and
-``--input``/``--output`` swap the sound card for WAV files exactly as the
-launch file's ``input_wav``/``output_wav`` do.
+``--input``/``--output`` swap the sound card for WAV files and
+``--audio-common-in``/``--audio-common-out`` for a robot's audio_common topics
+exactly as the launch file's ``input_wav``/``output_wav`` and
+``audio_common_in``/``audio_common_out`` do.
 """
 import argparse
 from pathlib import Path
 import sys
 
 from kame_ros.nodes.registry import node_class, NODE_MODULES
-from kame_ros.ros.config import ConfigError, headless_nodes, nodes_in_config
+from kame_ros.ros.audio_common import AudioCommonMissing, messages, TYPES
+from kame_ros.ros.config import (audio_common_nodes, ConfigError, headless_nodes,
+                                 nodes_in_config)
 from kame_ros.ros.spin import run_nodes
 
 DEFAULT_CONFIG = Path(__file__).resolve().parent.parent / 'config' / 'agent.yaml'
@@ -28,6 +32,26 @@ def find_default_config() -> Path:
         return DEFAULT_CONFIG
     from ament_index_python.packages import get_package_share_directory
     return Path(get_package_share_directory('kame_ros')) / 'config' / 'agent.yaml'
+
+
+def add_audio_common_options(parser: argparse.ArgumentParser) -> None:
+    """Options for a robot's audio_common microphone and speaker (kame_ros_run, kame_ros_agent)."""
+    parser.add_argument('--audio-common-in', default='', metavar='TOPIC',
+                        help="hear an audio_common topic (audio_capture's audio/audio_stamped) "
+                             'instead of the sound card')
+    parser.add_argument('--audio-common-type', default='AudioDataStamped', choices=TYPES,
+                        help='message type of --audio-common-in')
+    parser.add_argument('--audio-common-out', action='store_true',
+                        help='speak as audio_common messages (audio/agent/audio_stamped, '
+                             'audio_info) for audio_play, instead of the sound card')
+
+
+def audio_common_choice(names: list[str], opts: argparse.Namespace) -> tuple[list[str], dict]:
+    """Apply the audio_common options; raises AudioCommonMissing without audio_common_msgs."""
+    if opts.audio_common_in or opts.audio_common_out:
+        messages()
+    return audio_common_nodes(names, opts.audio_common_in, opts.audio_common_type,
+                              opts.audio_common_out)
 
 
 def parse(argv: list[str]) -> tuple[argparse.Namespace, list[str]]:
@@ -45,6 +69,7 @@ def parse(argv: list[str]) -> tuple[argparse.Namespace, list[str]]:
                         help='WAV file as the microphone (replaces audio_capture)')
     parser.add_argument('--output', default='',
                         help='WAV file for the speaker (replaces audio_playback)')
+    add_audio_common_options(parser)
     return parser.parse_args(argv), ros_args
 
 
@@ -59,6 +84,11 @@ def main(argv: list[str] | None = None) -> None:
     if opts.input and not Path(opts.input).is_file():
         sys.exit(f'kame_ros_run: --input {opts.input}: no such file')
     names, headless = headless_nodes(names, opts.input, opts.output)
+    try:
+        names, bridged = audio_common_choice(names, opts)
+    except AudioCommonMissing as err:
+        sys.exit(f'kame_ros_run: {err}')
+    headless.update(bridged)
     if not names:
         sys.exit(f'kame_ros_run: {config} configures no known node; use --nodes')
     classes = [node_class(n) for n in names]

@@ -10,6 +10,8 @@ Start the kame_ros agent on a robot: one process per node of the YAML.
         [llm_backend:=transformers|llama_cpp|openai] [llm_model:=/models/llm.gguf]
         [llm_base_url:=http://gpu-box:8000/v1]
         [input_wav:=question.wav] [output_wav:=answer.wav] [backend_nice:=0]
+        [audio_common_in:=/audio/audio_stamped] [audio_common_type:=AudioDataStamped]
+        [audio_common_out:=false]
 
 The YAML is read through kame_ros.ros.config, as ``kame_ros_run`` reads it:
 node sections (``/**/stt``) start that executable, ``/**`` applies to every
@@ -17,7 +19,9 @@ node. A non-empty launch argument overrides the YAML for its node; a value
 outside an argument's choices, or a config that cannot be read, ends the
 launch with an error. ``input_wav``/``output_wav`` run headless (files
 instead of the sound card); the launch then ends by itself once the answer
-has been written. ``autostart:=false`` leaves the lifecycle transitions of
+has been written. ``audio_common_in``/``audio_common_out`` swap the sound
+card for a robot's audio_common topics (audio_capture, audio_play).
+``autostart:=false`` leaves the lifecycle transitions of
 stt, oracle and frontend to a lifecycle manager (nav2's convention).
 ``backend_nice`` lowers the CPU priority of the stt and oracle processes
 (``nice -n``): on a machine where they share cores with the front-end, the
@@ -35,7 +39,8 @@ from launch.substitutions import LaunchConfiguration
 from launch_ros.actions import Node
 
 from kame_ros.nodes.registry import BACKEND_NODES, NODE_MODULES
-from kame_ros.ros.config import headless_nodes, nodes_in_config
+from kame_ros.ros.audio_common import messages, TYPES as AUDIO_COMMON_TYPES
+from kame_ros.ros.config import audio_common_nodes, headless_nodes, nodes_in_config
 
 LIFECYCLE_NODES = ('stt', 'oracle', 'frontend')
 BOOLEAN = ['true', 'false']
@@ -57,6 +62,12 @@ def _nodes(context):
     config = arg('config')
     names, params = headless_nodes(nodes_in_config(config, NODE_MODULES),
                                    arg('input_wav'), arg('output_wav'))
+    audio_out = arg('audio_common_out') == 'true'
+    if arg('audio_common_in') or audio_out:
+        messages()  # AudioCommonMissing: one line, how to install it
+    names, bridged = audio_common_nodes(names, arg('audio_common_in'),
+                                        arg('audio_common_type'), audio_out)
+    params.update(bridged)
     if arg('input_wav') and not os.path.isfile(arg('input_wav')):
         raise FileNotFoundError(f'input_wav: no such file {arg("input_wav")}')
     for name in names:
@@ -98,6 +109,15 @@ def generate_launch_description():
                               description='Headless: this WAV is the microphone'),
         DeclareLaunchArgument('output_wav', default_value='',
                               description='Headless: write the speaker to this WAV, then end'),
+        DeclareLaunchArgument('audio_common_in', default_value='',
+                              description="Hear this audio_common topic (audio_capture's "
+                                          'audio/audio_stamped) instead of the sound card'),
+        DeclareLaunchArgument('audio_common_type', default_value='AudioDataStamped',
+                              choices=list(AUDIO_COMMON_TYPES),
+                              description='Message type of audio_common_in'),
+        DeclareLaunchArgument('audio_common_out', default_value='false', choices=BOOLEAN,
+                              description='Speak as audio_common messages on audio/agent/ '
+                                          '(for audio_play) instead of the sound card'),
         DeclareLaunchArgument('backend_nice', default_value='0',
                               choices=[str(n) for n in range(20)],
                               description='CPU niceness (0-19) of the stt and oracle processes: '

@@ -298,3 +298,16 @@ def test_without_audio_common_msgs_the_package_imports_and_choosing_it_is_one_li
         lines = result.stderr.strip().splitlines()
         assert result.returncode == 1 and len(lines) == 1, (tool, result.stderr[-2000:])
         assert 'audio_common_msgs is not installed: apt install ros-' in lines[0], lines
+
+
+def test_launch_and_runner_swap_the_sound_card_for_audio_common_nodes():
+    from kame_ros.ros.config import audio_common_nodes
+    yaml_nodes = ['audio_capture', 'audio_playback', 'stt', 'oracle', 'frontend']
+    assert audio_common_nodes(yaml_nodes) == (yaml_nodes, {})
+    names, params = audio_common_nodes(yaml_nodes, '/robot/audio/audio', 'AudioData', True)
+    assert names == ['audio_common_in', 'audio_common_out', 'stt', 'oracle', 'frontend']
+    assert params == {'audio_common_in': {'audio_topic': '/robot/audio/audio',
+                                          'audio_type': 'AudioData'}}
+    # Headless (a WAV sink instead of the speaker): the voice is published as well.
+    names, _ = audio_common_nodes(['wav_source', 'stt', 'frontend', 'wav_sink'], '', '', True)
+    assert names == ['wav_source', 'stt', 'frontend', 'wav_sink', 'audio_common_out']

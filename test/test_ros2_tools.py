@@ -188,6 +188,8 @@ def test_bad_launch_arguments_end_the_launch(workspace, tmp_path):
     for arguments, message in (('llm_backend:=foo', 'llm_backend'),
                                ('use_sim_time:=maybe', 'use_sim_time'),
                                ('backend_nice:=20', 'backend_nice'),
+                               ('audio_common_type:=AudioStamped', 'audio_common_type'),
+                               ('audio_common_out:=yes', 'audio_common_out'),
                                (f'config:={tmp_path / "nope.yaml"}', 'nope.yaml'),
                                (f'input_wav:={tmp_path / "nope.wav"}', 'nope.wav')):
         t0 = time.monotonic()

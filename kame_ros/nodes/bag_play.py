@@ -1,16 +1,20 @@
 # Copyright 2026 kame_ros developers
 # SPDX-License-Identifier: Apache-2.0
 """bag_play: replay a rosbag2 (MCAP or SQLite) into a live graph with its original timing."""
+from pathlib import Path
 import threading
 import time
+from typing import Callable
 
 import numpy as np
 
 from rclpy.node import Node
 
 from kame_ros.audio.frames import FRAME_NS, FRAME_SAMPLES
+from kame_ros.ros.audio_common import (AudioCommonMissing, bag_frames, info_topic_beside,
+                                       TYPES as AUDIO_COMMON_TYPES)
 from kame_ros.ros.audio_out import AudioOutput
-from kame_ros.ros.bag import BagPlayback
+from kame_ros.ros.bag import bag_types, BagPlayback
 from kame_ros.ros.diagnostics import Diagnostics, ERROR, Health, OK
 from kame_ros.ros.params import declare
 from kame_ros.ros.spin import run_nodes
@@ -49,9 +53,10 @@ class BagPlay(Node):
         self.silence_out = AudioOutput(self, MIC_AUDIO, 'mic_link')
         try:
             rename = {topics[0]: remap_to} if remap_to and len(topics) == 1 else {}
-            self.playback = BagPlayback(self, self.path, topics, self.rate, KNOWN_QOS, clock,
-                                        rename)
-        except (OSError, ValueError, KeyError) as err:
+            read, transform = audio_common_reading(self.path, topics)
+            self.playback = BagPlayback(self, self.path, read, self.rate, KNOWN_QOS, clock,
+                                        rename, transform)
+        except (OSError, ValueError, KeyError, AudioCommonMissing) as err:
             self.playback, self.error = None, f'cannot play {self.path!r}: {err}'
             self.get_logger().error(self.error)
             self.finished.set()
@@ -98,6 +103,21 @@ class BagPlay(Node):
         if self.playback is not None:
             self.playback.stop()
         self.finished.set()
+
+
+def audio_common_reading(path: str, topics: list[str]) -> tuple[list[str], Callable | None]:
+    """
+    Return the topics to read and the transform for a bag's audio_common microphone topics.
+
+    An audio_common topic (what ``audio_capture`` records) is replayed as the
+    graph's frames, decoded with the AudioInfo recorded beside it.
+    """
+    types = bag_types(Path(path))
+    audio = [t for t in topics if types.get(t, '').split('/')[-1] in AUDIO_COMMON_TYPES]
+    if not audio:
+        return topics, None
+    return (topics + [info_topic_beside(t) for t in audio],
+            lambda messages: bag_frames(messages, audio))
 
 
 def main(args: list[str] | None = None) -> None:

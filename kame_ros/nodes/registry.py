@@ -14,6 +14,8 @@ NODE_MODULES = {
     'wav_source': ('kame_ros.nodes.wav_source', 'WavSource'),
     'wav_sink': ('kame_ros.nodes.wav_sink', 'WavSink'),
     'bag_play': ('kame_ros.nodes.bag_play', 'BagPlay'),
+    'audio_common_in': ('kame_ros.nodes.audio_common_in', 'AudioCommonIn'),
+    'audio_common_out': ('kame_ros.nodes.audio_common_out', 'AudioCommonOut'),
     'stt': ('kame_ros.nodes.stt', 'SttNode'),
     'oracle': ('kame_ros.nodes.oracle', 'OracleNode'),
     'frontend': ('kame_ros.nodes.frontend', 'FrontEndNode'),

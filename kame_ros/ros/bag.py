@@ -13,7 +13,7 @@ from importlib import import_module
 from pathlib import Path
 import threading
 import time
-from typing import Sequence
+from typing import Callable, Sequence
 
 from rclpy.node import Node
 
@@ -69,6 +69,13 @@ class BagRecorder:
                 self._writer.close()
 
 
+def bag_types(path: Path) -> dict[str, str]:
+    """Topic -> message type of every topic with messages in a rosbag2 directory."""
+    from rosbags.rosbag2 import Reader
+    with Reader(path) as reader:
+        return {c.topic: c.msgtype for c in reader.connections if c.msgcount}
+
+
 def read_bag(path: Path, topics: Sequence[str] | None = None) -> list[tuple[str, str, int, bytes]]:
     """(topic, type, timestamp_ns, CDR bytes) of every message, in time order."""
     from rosbags.rosbag2 import Reader
@@ -91,15 +98,19 @@ class BagPlayback:
 
     def __init__(self, node: Node, path: Path, topics: Sequence[str] | None = None,
                  rate: float = 1.0, qos_by_topic: dict | None = None,
-                 clock: bool = False, rename: dict[str, str] | None = None) -> None:
+                 clock: bool = False, rename: dict[str, str] | None = None,
+                 transform: Callable[[list], list] | None = None) -> None:
         """
         Load the bag and create a publisher per topic (same QoS as the live topic).
 
-        ``rename`` publishes a bag topic under another name (a robot's /mic as /audio/mic).
+        ``rename`` publishes a bag topic under another name (a robot's /mic as
+        /audio/mic); ``transform`` rewrites the messages read before that
+        (audio_common chunks into graph frames).
         """
         rename = rename or {}
+        read = read_bag(Path(path), topics)
         self.messages = [(rename.get(topic, topic), *rest)
-                         for topic, *rest in read_bag(Path(path), topics)]
+                         for topic, *rest in (transform(read) if transform else read)]
         if not self.messages:
             raise ValueError(f'{path}: no messages on {topics or "any topic"}')
         self.rate = rate

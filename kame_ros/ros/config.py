@@ -90,3 +90,28 @@ def headless_nodes(names: list[str], input_wav: str = '',
             names.append('wav_sink')
         params['wav_sink'] = {'path': output_wav, 'idle_timeout_s': 3.0}
     return names, params
+
+
+def audio_common_nodes(names: list[str], audio_in: str = '', audio_type: str = '',
+                       audio_out: bool = False) -> tuple[list[str], dict[str, dict]]:
+    """
+    Swap the sound card for a robot's audio_common topics.
+
+    ``audio_in`` (an ``audio_capture`` topic) replaces audio_capture with the
+    audio_common_in bridge; ``audio_out`` replaces audio_playback with
+    audio_common_out, whose topics ``audio_play`` plays. Returns the node
+    names and the parameters these roles need.
+    """
+    names, params = list(names), {}
+    if audio_in:
+        names = ['audio_common_in' if n == 'audio_capture' else n for n in names]
+        if 'audio_common_in' not in names:
+            names.insert(0, 'audio_common_in')
+        params['audio_common_in'] = {'audio_topic': audio_in}
+        if audio_type:
+            params['audio_common_in']['audio_type'] = audio_type
+    if audio_out:
+        names = ['audio_common_out' if n == 'audio_playback' else n for n in names]
+        if 'audio_common_out' not in names:
+            names.append('audio_common_out')
+    return names, params

@@ -6,6 +6,7 @@ kame_ros_agent: the whole tandem agent in one process, answering a spoken questi
     kame_ros_agent --input question.wav        # a recorded question
     kame_ros_agent --bag conversation_bag      # the audio/mic topic of a rosbag2
     kame_ros_agent                             # live: microphone and speaker
+    kame_ros_agent --audio-common-in /audio/audio_stamped --audio-common-out   # audio_common
 
 STT, oracle and front-end start from config/agent.yaml (overridable), the
 input waits until all three are active, and a monitor records everything.
@@ -23,8 +24,9 @@ import rclpy
 from rclpy.parameter import Parameter
 
 from kame_ros.nodes.registry import node_class
+from kame_ros.ros.audio_common import AudioCommonMissing, messages
 from kame_ros.ros.spin import ignore_stop_signals, init_ros, Spinner, Stopped
-from kame_ros.run import find_default_config
+from kame_ros.run import add_audio_common_options, find_default_config
 from kame_ros.tools.inputs import check_bag, check_input_wav, check_out, InputError
 from kame_ros.tools.monitor import AgentMonitor
 
@@ -58,6 +60,7 @@ def parse(argv: list[str]) -> tuple[argparse.Namespace, list[str]]:
                    help='--input/--bag pace: 2 = twice real time, 0 = as fast as the agent '
                         'keeps up (WAV only); the timeline stays on the input time')
     p.add_argument('--ready-timeout-s', type=float, default=300.0)
+    add_audio_common_options(p)
     return p.parse_args(argv), ros_args
 
 
@@ -155,9 +158,17 @@ def run_agent(opts: argparse.Namespace, ros_args: list[str]) -> AgentMonitor:
                 Parameter('trailing_silence_s', value=opts.max_answer_s), listeners,
                 Parameter('rate', value=max(opts.realtime_factor, 0.01)),
                 Parameter('clock', value=replays_clock(opts))])
+        elif opts.audio_common_in:
+            source = node_class('audio_common_in')(parameter_overrides=[
+                Parameter('audio_topic', value=opts.audio_common_in),
+                Parameter('audio_type', value=opts.audio_common_type)])
         else:
-            spinner.add(node_class('audio_playback')())
             source = node_class('audio_capture')()
+        if opts.audio_common_out:
+            spinner.add(node_class('audio_common_out')())
+        elif not headless:
+            spinner.add(node_class('audio_playback')())
+        if not headless:
             print('kame_ros_agent: listening (Ctrl-C to stop)', flush=True)
         spinner.add(source)
         if input_done is not None:
@@ -192,6 +203,14 @@ def check_inputs(opts: argparse.Namespace) -> None:
         check_input_wav(opts.input)
     if opts.bag is not None:
         check_bag(opts.bag, opts.topic)
+    if opts.audio_common_in and (opts.input is not None or opts.bag is not None):
+        raise InputError('--audio-common-in is a live microphone; not with --input or --bag '
+                         '(a bag of audio_common audio: --bag DIR --topic /audio/audio_stamped)')
+    if opts.audio_common_in or opts.audio_common_out:
+        try:
+            messages()
+        except AudioCommonMissing as err:
+            raise InputError(str(err)) from None
     check_out(opts.out)
 
 

@@ -11,6 +11,7 @@ with one line that names the file and what is wrong with it.
 from pathlib import Path
 
 from kame_ros.audio.wav import check_wav
+from kame_ros.ros.audio_common import info_topic_beside
 
 
 class InputError(ValueError):
@@ -37,13 +38,28 @@ def bag_topics(path: Path) -> dict[str, str]:
         raise InputError(f'--bag {path}: not a readable rosbag2 ({err})') from err
 
 
+AUDIO_TYPES = ('sensor_msgs/msg/CompressedImage', 'audio_common_msgs/msg/AudioDataStamped',
+               'audio_common_msgs/msg/AudioData')
+
+
 def check_bag(path: Path, topic: str) -> None:
-    """Check that the bag is readable and has audio messages on ``topic``."""
+    """
+    Check that the bag is readable and has audio messages on ``topic``.
+
+    The audio is kame_ros's own (CompressedImage frames) or audio_common's
+    (``audio_capture``'s AudioDataStamped or AudioData), whose AudioInfo must
+    be recorded beside it: without it the format would be a guess.
+    """
     topics = bag_topics(path)
-    if topics.get(topic) != 'sensor_msgs/msg/CompressedImage':
-        listed = ', '.join(f'{t} ({m})' for t, m in sorted(topics.items())) or 'none'
+    listed = ', '.join(f'{t} ({m})' for t, m in sorted(topics.items())) or 'none'
+    if topics.get(topic) not in AUDIO_TYPES:
         raise InputError(f'--bag {path}: no audio on {topic}; its topics: {listed} '
                          '(choose one with --topic)')
+    if topics[topic].startswith('audio_common_msgs/'):
+        info = info_topic_beside(topic)
+        if topics.get(info) != 'audio_common_msgs/msg/AudioInfo':
+            raise InputError(f'--bag {path}: {topic} is audio_common audio but {info} '
+                             f'(its AudioInfo) is not in the bag; its topics: {listed}')
 
 
 def check_out(directory: Path) -> None:
