@@ -18,8 +18,6 @@ import sys
 
 from rclpy.node import Node
 
-from kame_ros.audio.frames import AudioFrame
-from kame_ros.audio.rate_adapter import RateAdapter
 from kame_ros.ros.audio_common import (AUDIO_IN_QOS, AudioCommonMissing, info_of, INFO_QOS,
                                        info_topic_beside, messages, TYPES)
 from kame_ros.ros.audio_msg import stamp_to_ns
@@ -29,7 +27,7 @@ from kame_ros.ros.params import declare
 from kame_ros.ros.spin import run_nodes
 from kame_ros.ros.topics import MIC_AUDIO, MIC_INFO
 from kame_ros.wire.audio import FrameRejected
-from kame_ros.wire.audio_common import decode_chunk, StreamInfo
+from kame_ros.wire.audio_common import ChunkStream
 from kame_ros.wire.drops import DropLedger
 
 
@@ -53,12 +51,9 @@ class AudioCommonIn(Node):
         msgs = messages()
         self.out = AudioOutput(self, MIC_AUDIO, self.frame_id, MIC_INFO,
                                {'source': f'audio_common:{self.audio_topic}'})
-        self.info: StreamInfo | None = None
+        self.stream = ChunkStream()
         self.info_error = ''
         self.drops = DropLedger()
-        self.chunks = 0
-        self.nonfinite_samples = 0
-        self._adapter = RateAdapter()
         self.create_subscription(msgs.AudioInfo, self.info_topic, self._on_info, INFO_QOS)
         self.create_subscription(getattr(msgs, self.audio_type), self.audio_topic,
                                  self._on_audio, AUDIO_IN_QOS)
@@ -68,10 +63,8 @@ class AudioCommonIn(Node):
 
     def _on_info(self, msg) -> None:
         info = info_of(msg)
-        if info == self.info:
-            return  # audio_capture repeats its info every 5 s
-        self.info = info
-        self._adapter.reset()
+        if not self.stream.set_info(info):
+            return
         try:
             info.check()
             self.info_error = ''
@@ -82,22 +75,16 @@ class AudioCommonIn(Node):
             self.get_logger().error(f'cannot use {self.audio_topic}: {err.detail}')
 
     def _on_audio(self, msg) -> None:
-        if self.info is None:
-            self._drop('no_info', f'audio before any AudioInfo on {self.info_topic}; waiting')
-            return
-        data = bytes(msg.audio.data if self.audio_type == 'AudioDataStamped' else msg.data)
+        stamped = self.audio_type == 'AudioDataStamped'
         try:
-            samples, bad = decode_chunk(self.info, data)
+            frames = self.stream.push(bytes(msg.audio.data if stamped else msg.data),
+                                      stamp_to_ns(msg.header.stamp) if stamped else 0,
+                                      self.get_clock().now().nanoseconds)
         except FrameRejected as err:
-            self._drop(err.reason, err.detail)
+            self._drop(err.reason, f'{self.audio_topic} (format from {self.info_topic}): '
+                                   f'{err.detail}')
             return
-        self.chunks += 1
-        self.nonfinite_samples += bad
-        stamp = stamp_to_ns(msg.header.stamp) if self.audio_type == 'AudioDataStamped' else 0
-        if stamp <= 0:  # AudioData (or an unstamped header): the chunk just ended
-            stamp = self.get_clock().now().nanoseconds - len(samples) * 10**9 // self.info.rate
-        chunk = AudioFrame(self.chunks, stamp, samples, self.info.rate)
-        for frame in self._adapter.push(chunk):
+        for frame in frames:
             self.out.publish(frame.samples, frame.stamp_ns)
 
     def _drop(self, reason: str, detail: str) -> None:
@@ -106,14 +93,14 @@ class AudioCommonIn(Node):
                 f'dropped audio ({reason}, {self.drops.counts[reason]} so far): {detail}')
 
     def _health(self) -> Health:
-        values = {'chunks': self.chunks, 'frames_published': self.out.seq,
-                  'nonfinite_samples': self.nonfinite_samples, **self.drops.as_values()}
+        info = self.stream.info
+        values = {'chunks': self.stream.chunks, 'frames_published': self.out.seq,
+                  'nonfinite_samples': self.stream.nonfinite_samples, **self.drops.as_values()}
         if self.info_error:
             return Health(ERROR, self.info_error, values)
-        if self.info is None:
+        if info is None:
             return Health(WARN, f'waiting for AudioInfo on {self.info_topic}', values)
-        return Health(OK, f'{self.info.rate} Hz {self.info.sample_format} '
-                      f'x{self.info.channels}', values)
+        return Health(OK, f'{info.rate} Hz {info.sample_format} x{info.channels}', values)
 
 
 def main(args: list[str] | None = None) -> None:

@@ -77,44 +77,38 @@ def bag_frames(recorded: list[tuple[str, str, int, bytes]],
 
     ``recorded`` are (topic, type, time, CDR) in time order, with the AudioInfo
     topic beside each of ``audio_topics``. Each chunk is decoded with the info
-    recorded before it, exactly as audio_common_in does live, and its frames
+    recorded before it by the ChunkStream audio_common_in reads live, and its frames
     go out on the chunk's topic as the graph's audio message at the chunk's
     bag time (so renaming, /clock and the trailing silence of a replay work
     as for a bag of audio/mic). Raises ValueError if a stream cannot be read.
     """
     from rclpy.serialization import deserialize_message, serialize_message
 
-    from kame_ros.audio.frames import AudioFrame
-    from kame_ros.audio.rate_adapter import RateAdapter
     from kame_ros.ros.audio_msg import frame_to_msg, stamp_to_ns
     from kame_ros.wire.audio import FrameRejected
-    from kame_ros.wire.audio_common import decode_chunk
+    from kame_ros.wire.audio_common import ChunkStream
 
     msgs = messages()
     info_topics = {info_topic_beside(t): t for t in audio_topics}
-    infos: dict[str, StreamInfo] = {}
-    adapters = {t: RateAdapter() for t in audio_topics}
-    seqs = dict.fromkeys(audio_topics, 0)
+    streams = {t: ChunkStream() for t in audio_topics}
     out = []
     for topic, msgtype, t_ns, data in recorded:
         if topic in info_topics:
-            infos[info_topics[topic]] = info_of(deserialize_message(data, msgs.AudioInfo))
+            streams[info_topics[topic]].set_info(
+                info_of(deserialize_message(data, msgs.AudioInfo)))
             continue
-        if topic not in adapters:
+        if topic not in streams:
             out.append((topic, msgtype, t_ns, data))
             continue
-        info = infos.get(topic)
-        if info is None:
-            continue  # as live: audio before its format is known is not guessed
         stamped = msgtype.endswith('/AudioDataStamped')
         msg = deserialize_message(data, msgs.AudioDataStamped if stamped else msgs.AudioData)
         try:
-            samples, _ = decode_chunk(info, bytes(msg.audio.data if stamped else msg.data))
+            frames = streams[topic].push(bytes(msg.audio.data if stamped else msg.data),
+                                         stamp_to_ns(msg.header.stamp) if stamped else 0, t_ns)
         except FrameRejected as err:
+            if err.reason == 'no_info':
+                continue  # as live: audio before its format is known is not guessed
             raise ValueError(f'{topic}: {err.detail}') from err
-        stamp = stamp_to_ns(msg.header.stamp) if stamped else t_ns
-        seqs[topic] += 1
-        for frame in adapters[topic].push(AudioFrame(seqs[topic], stamp, samples, info.rate)):
-            out.append((topic, 'sensor_msgs/msg/CompressedImage', t_ns,
-                        serialize_message(frame_to_msg(frame, 'mic_link'))))
+        out += [(topic, 'sensor_msgs/msg/CompressedImage', t_ns,
+                 serialize_message(frame_to_msg(frame, 'mic_link'))) for frame in frames]
     return out

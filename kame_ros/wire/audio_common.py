@@ -16,16 +16,16 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from kame_ros.audio.frames import float_to_int16
+from kame_ros.audio.frames import AudioFrame, float_to_int16, pcm_bytes_to_float
+from kame_ros.audio.rate_adapter import RateAdapter
 from kame_ros.wire.audio import FrameRejected, MAX_WIRE_BYTES, RATES
 
-# GStreamer sample formats audio_capture can be set to: numpy dtype and full scale.
-SAMPLE_FORMATS = {
-    'S16LE': ('<i2', 2.0 ** 15), 'S16BE': ('>i2', 2.0 ** 15),
-    'S32LE': ('<i4', 2.0 ** 31), 'S32BE': ('>i4', 2.0 ** 31),
-    'F32LE': ('<f4', 1.0), 'F32BE': ('>f4', 1.0),
-    'S8': ('i1', 2.0 ** 7), 'U8': ('u1', 2.0 ** 7),
-    'S24LE': (None, 2.0 ** 23),
+# Little-endian integer PCM, as WAV files hold it: kame_ros.audio.frames decodes it (width).
+WAV_FORMATS = {'U8': 1, 'S16LE': 2, 'S24LE': 3, 'S32LE': 4}
+# The other GStreamer sample formats audio_capture can be set to: numpy dtype and full scale.
+OTHER_FORMATS = {
+    'S16BE': ('>i2', 2.0 ** 15), 'S32BE': ('>i4', 2.0 ** 31),
+    'F32LE': ('<f4', 1.0), 'F32BE': ('>f4', 1.0), 'S8': ('i1', 2.0 ** 7),
 }
 MAX_CHANNELS = 16
 # audio_common_msgs carries the chunk bytes of up to a second of 48 kHz stereo 32-bit audio.
@@ -49,9 +49,9 @@ class StreamInfo:
                                 'format:=wave (raw PCM)')
         if coding not in ('wave', 'wav', 'raw', 'pcm', ''):
             raise FrameRejected('bad_format', f'coding format {self.coding_format!r}')
-        if self.sample_format.upper() not in SAMPLE_FORMATS:
+        if self.sample_format.upper() not in (*WAV_FORMATS, *OTHER_FORMATS):
             raise FrameRejected('bad_format', f'sample format {self.sample_format!r}; readable: '
-                                + ', '.join(SAMPLE_FORMATS))
+                                + ', '.join([*WAV_FORMATS, *OTHER_FORMATS]))
         if not RATES[0] <= self.rate <= RATES[1]:
             raise FrameRejected('rate_mismatch',
                                 f'{self.rate} Hz is outside {RATES[0]}-{RATES[1]}')
@@ -61,8 +61,8 @@ class StreamInfo:
     @property
     def sample_bytes(self) -> int:
         """Bytes of one sample of one channel."""
-        dtype, _ = SAMPLE_FORMATS[self.sample_format.upper()]
-        return 3 if dtype is None else np.dtype(dtype).itemsize
+        name = self.sample_format.upper()
+        return WAV_FORMATS.get(name) or np.dtype(OTHER_FORMATS[name][0]).itemsize
 
 
 def decode_chunk(info: StreamInfo, data: bytes) -> tuple[np.ndarray, int]:
@@ -83,14 +83,51 @@ def decode_chunk(info: StreamInfo, data: bytes) -> tuple[np.ndarray, int]:
     if size % frame_bytes:
         raise FrameRejected('odd_bytes', f'{size} bytes is not whole {info.channels}-channel '
                             f'{info.sample_format} samples')
-    dtype, scale = SAMPLE_FORMATS[info.sample_format.upper()]
-    if dtype is None:  # packed 24-bit little-endian
-        raw = np.frombuffer(data, np.uint8).reshape(-1, 3).astype(np.int32)
-        ints = raw[:, 0] | (raw[:, 1] << 8) | (raw[:, 2] << 16)
-        x = np.where(ints >= 1 << 23, ints - (1 << 24), ints).astype(np.float32)
-    else:
-        x = np.frombuffer(data, dtype).astype(np.float32)
-        if dtype == 'u1':
-            x -= 128.0
-    x = x.reshape(-1, info.channels).mean(axis=1) / scale
-    return float_to_int16(x)
+    name = info.sample_format.upper()
+    if name in WAV_FORMATS:
+        return float_to_int16(pcm_bytes_to_float(data, WAV_FORMATS[name], info.channels))
+    dtype, scale = OTHER_FORMATS[name]
+    x = np.frombuffer(data, dtype).astype(np.float32)
+    return float_to_int16(x.reshape(-1, info.channels).mean(axis=1) / scale)
+
+
+class ChunkStream:
+    """
+    One audio_common stream: chunks in, read with the AudioInfo in force; graph frames out.
+
+    audio_common_in (the live topic) and bag_play (a recording of it) both
+    read audio_capture's stream through this, so a bag replays exactly as
+    the topic is heard.
+    """
+
+    def __init__(self) -> None:
+        """No AudioInfo yet: every chunk is refused (``no_info``) until one comes."""
+        self.info: StreamInfo | None = None
+        self.chunks = 0
+        self.nonfinite_samples = 0
+        self._adapter = RateAdapter()
+
+    def set_info(self, info: StreamInfo) -> bool:
+        """Take an AudioInfo; return whether it changed the stream (the resampler restarts)."""
+        if info == self.info:
+            return False  # audio_capture repeats its info every 5 s
+        self.info = info
+        self._adapter.reset()
+        return True
+
+    def push(self, data: bytes, stamp_ns: int, arrival_ns: int) -> list[AudioFrame]:
+        """
+        Decode one chunk and return the 24 kHz, 80 ms frames it completes.
+
+        ``stamp_ns`` is the chunk's first sample; 0 when unknown (AudioData, an
+        unstamped header), and the chunk is then taken to have ended at
+        ``arrival_ns``. Raises FrameRejected, ``no_info`` before any AudioInfo.
+        """
+        if self.info is None:
+            raise FrameRejected('no_info', 'audio before any AudioInfo; waiting for it')
+        samples, bad = decode_chunk(self.info, data)
+        self.chunks += 1
+        self.nonfinite_samples += bad
+        if stamp_ns <= 0:
+            stamp_ns = arrival_ns - len(samples) * 10**9 // self.info.rate
+        return self._adapter.push(AudioFrame(self.chunks, stamp_ns, samples, self.info.rate))
