@@ -14,17 +14,14 @@ from. A chunk before the first AudioInfo, under an MP3 info, or that does not
 decode is a counted drop with a throttled log line naming the reason; the
 format is never guessed.
 """
-import sys
-
 from rclpy.node import Node
 
-from kame_ros.ros.audio_common import (AUDIO_IN_QOS, AudioCommonMissing, info_of, INFO_QOS,
-                                       info_topic_beside, messages, TYPES)
+from kame_ros.ros.audio_common import (AUDIO_IN_QOS, info_of, INFO_QOS, info_topic_beside,
+                                       messages, run_bridge, TYPES)
 from kame_ros.ros.audio_msg import stamp_to_ns
 from kame_ros.ros.audio_out import AudioOutput
 from kame_ros.ros.diagnostics import Diagnostics, ERROR, Health, OK, WARN
 from kame_ros.ros.params import declare
-from kame_ros.ros.spin import run_nodes
 from kame_ros.ros.topics import MIC_AUDIO, MIC_INFO
 from kame_ros.wire.audio import FrameRejected
 from kame_ros.wire.audio_common import ChunkStream
@@ -105,8 +102,4 @@ class AudioCommonIn(Node):
 
 def main(args: list[str] | None = None) -> None:
     """Console entry point: one error line and exit 1 without audio_common_msgs."""
-    try:
-        messages()
-    except AudioCommonMissing as err:
-        sys.exit(f'audio_common_in: {err}')
-    run_nodes([AudioCommonIn], args)
+    run_bridge('audio_common_in', AudioCommonIn, args)

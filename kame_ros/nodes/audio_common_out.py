@@ -9,18 +9,15 @@ frame as ``AudioDataStamped`` (stamp = first sample) and ``AudioData``, with
 a latched ``AudioInfo`` (24 kHz, mono, S16LE, wave). ``audio_play`` plays it
 with ``format:=wave sample_rate:=24000`` in the namespace of these topics.
 """
-import sys
-
 from rclpy.node import Node
 
 from kame_ros.audio.frames import AudioFrame, SAMPLE_RATE
-from kame_ros.ros.audio_common import (AUDIO_OUT_QOS, AudioCommonMissing, info_msg, INFO_QOS,
-                                       messages)
+from kame_ros.ros.audio_common import (AUDIO_OUT_QOS, info_msg, INFO_QOS, messages,
+                                       run_bridge)
 from kame_ros.ros.audio_in import AudioInput
 from kame_ros.ros.audio_msg import ns_to_stamp
 from kame_ros.ros.diagnostics import Diagnostics, Health, OK
 from kame_ros.ros.params import declare
-from kame_ros.ros.spin import run_nodes
 from kame_ros.ros.topics import SPEAKER_AUDIO
 
 
@@ -62,8 +59,4 @@ class AudioCommonOut(Node):
 
 def main(args: list[str] | None = None) -> None:
     """Console entry point: one error line and exit 1 without audio_common_msgs."""
-    try:
-        messages()
-    except AudioCommonMissing as err:
-        sys.exit(f'audio_common_out: {err}')
-    run_nodes([AudioCommonOut], args)
+    run_bridge('audio_common_out', AudioCommonOut, args)

@@ -11,8 +11,8 @@ import numpy as np
 from rclpy.node import Node
 
 from kame_ros.audio.frames import FRAME_NS, FRAME_SAMPLES
-from kame_ros.ros.audio_common import (AudioCommonMissing, bag_frames, info_topic_beside,
-                                       TYPES as AUDIO_COMMON_TYPES)
+from kame_ros.ros.audio_common import (AudioCommonMissing, bag_frames, BAG_TYPES,
+                                       info_topic_beside)
 from kame_ros.ros.audio_out import AudioOutput
 from kame_ros.ros.bag import bag_types, BagPlayback
 from kame_ros.ros.diagnostics import Diagnostics, ERROR, Health, OK
@@ -113,7 +113,7 @@ def audio_common_reading(path: str, topics: list[str]) -> tuple[list[str], Calla
     graph's frames, decoded with the AudioInfo recorded beside it.
     """
     types = bag_types(Path(path))
-    audio = [t for t in topics if types.get(t, '').split('/')[-1] in AUDIO_COMMON_TYPES]
+    audio = [t for t in topics if types.get(t) in BAG_TYPES]
     if not audio:
         return topics, None
     return (topics + [info_topic_beside(t) for t in audio],

@@ -15,23 +15,24 @@ matches. AudioInfo is latched both ways (RELIABLE, TRANSIENT_LOCAL, depth 1),
 ``audio_capture``'s own choice: a late bridge still learns the format.
 """
 from importlib import import_module
+import sys
 from types import ModuleType
 
 from rclpy.qos import DurabilityPolicy, HistoryPolicy, QoSProfile, ReliabilityPolicy
 
 from kame_ros.ros.distro import running_distro
+from kame_ros.ros.spin import run_nodes
+from kame_ros.ros.topics import AUDIO_QOS, LATCHED_QOS
 from kame_ros.wire.audio_common import StreamInfo
 
 AUDIO_IN_QOS = QoSProfile(history=HistoryPolicy.KEEP_LAST, depth=50,
                           reliability=ReliabilityPolicy.BEST_EFFORT,
                           durability=DurabilityPolicy.VOLATILE)
-AUDIO_OUT_QOS = QoSProfile(history=HistoryPolicy.KEEP_LAST, depth=25,
-                           reliability=ReliabilityPolicy.RELIABLE,
-                           durability=DurabilityPolicy.VOLATILE)
-INFO_QOS = QoSProfile(history=HistoryPolicy.KEEP_LAST, depth=1,
-                      reliability=ReliabilityPolicy.RELIABLE,
-                      durability=DurabilityPolicy.TRANSIENT_LOCAL)
+# Written as the graph's own audio (AUDIO_QOS) and latched state (LATCHED_QOS) are.
+AUDIO_OUT_QOS = AUDIO_QOS
+INFO_QOS = LATCHED_QOS
 TYPES = ('AudioDataStamped', 'AudioData')
+BAG_TYPES = tuple(f'audio_common_msgs/msg/{name}' for name in TYPES)
 
 
 class AudioCommonMissing(RuntimeError):
@@ -49,6 +50,15 @@ def messages() -> ModuleType:
             f'audio_common_msgs is not installed: apt install {apt} (rosdep key '
             "audio_common_msgs; in scripts/setup.sh's venv the wheel from "
             '../shared/wheels/interop)') from None
+
+
+def run_bridge(name: str, node_class: type, args: list[str] | None) -> None:
+    """Run a bridge node's executable: without audio_common_msgs, one line and exit 1."""
+    try:
+        messages()
+    except AudioCommonMissing as err:
+        sys.exit(f'{name}: {err}')
+    run_nodes([node_class], args)
 
 
 def info_of(msg) -> StreamInfo:

@@ -11,7 +11,8 @@ with one line that names the file and what is wrong with it.
 from pathlib import Path
 
 from kame_ros.audio.wav import check_wav
-from kame_ros.ros.audio_common import info_topic_beside
+from kame_ros.ros.audio_common import BAG_TYPES, info_topic_beside
+from kame_ros.ros.bag import bag_types
 
 
 class InputError(ValueError):
@@ -28,18 +29,15 @@ def check_input_wav(path: Path) -> None:
 
 def bag_topics(path: Path) -> dict[str, str]:
     """Topic -> message type of a rosbag2 directory (MCAP or SQLite)."""
-    from rosbags.rosbag2 import Reader
     if not path.exists():
         raise InputError(f'--bag {path}: no such directory')
     try:
-        with Reader(path) as reader:
-            return {c.topic: c.msgtype for c in reader.connections if c.msgcount}
+        return bag_types(path)
     except Exception as err:  # noqa: B902 - rosbags raises several unrelated types
         raise InputError(f'--bag {path}: not a readable rosbag2 ({err})') from err
 
 
-AUDIO_TYPES = ('sensor_msgs/msg/CompressedImage', 'audio_common_msgs/msg/AudioDataStamped',
-               'audio_common_msgs/msg/AudioData')
+AUDIO_TYPES = ('sensor_msgs/msg/CompressedImage', *BAG_TYPES)
 
 
 def check_bag(path: Path, topic: str) -> None:
@@ -55,7 +53,7 @@ def check_bag(path: Path, topic: str) -> None:
     if topics.get(topic) not in AUDIO_TYPES:
         raise InputError(f'--bag {path}: no audio on {topic}; its topics: {listed} '
                          '(choose one with --topic)')
-    if topics[topic].startswith('audio_common_msgs/'):
+    if topics[topic] in BAG_TYPES:
         info = info_topic_beside(topic)
         if topics.get(info) != 'audio_common_msgs/msg/AudioInfo':
             raise InputError(f'--bag {path}: {topic} is audio_common audio but {info} '
