@@ -98,7 +98,10 @@ def main(argv: list[str] | None = None) -> None:
         for key, value in params.items():
             args += ['-p', f'{node}:{key}:={value}']
     args += ros_args[1:] if ros_args else []
-    run_nodes(classes, args)
+    try:
+        run_nodes(classes, args)
+    except ConfigError as err:  # a node refused its parameters
+        sys.exit(f'kame_ros_run: {err}')
 
 
 if __name__ == '__main__':

@@ -311,3 +311,13 @@ def test_launch_and_runner_swap_the_sound_card_for_audio_common_nodes():
     # Headless (a WAV sink instead of the speaker): the voice is published as well.
     names, _ = audio_common_nodes(['wav_source', 'stt', 'frontend', 'wav_sink'], '', '', True)
     assert names == ['wav_source', 'stt', 'frontend', 'wav_sink', 'audio_common_out']
+
+
+def test_a_bad_audio_type_is_one_line_and_exit_1(domain_id):
+    pytest.importorskip('audio_common_msgs')
+    result = subprocess.run([str(Path(sys.executable).parent / 'audio_common_in'), '--ros-args',
+                             '-p', 'audio_type:=AudioStamped'],
+                            capture_output=True, text=True, timeout=60)
+    lines = (result.stdout + result.stderr).strip().splitlines()
+    assert result.returncode == 1 and len(lines) == 1, lines
+    assert "audio_type 'AudioStamped': use AudioDataStamped or AudioData" in lines[0]

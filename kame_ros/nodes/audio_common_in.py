@@ -20,6 +20,7 @@ from kame_ros.ros.audio_common import (AUDIO_IN_QOS, info_of, INFO_QOS, info_top
                                        messages, run_bridge, TYPES)
 from kame_ros.ros.audio_msg import stamp_to_ns
 from kame_ros.ros.audio_out import AudioOutput
+from kame_ros.ros.config import ConfigError
 from kame_ros.ros.diagnostics import Diagnostics, ERROR, Health, OK, WARN
 from kame_ros.ros.params import declare
 from kame_ros.ros.topics import MIC_AUDIO, MIC_INFO
@@ -40,7 +41,7 @@ class AudioCommonIn(Node):
         self.audio_type = declare(self, 'audio_type', 'AudioDataStamped',
                                   f'Message type of audio_topic: {" or ".join(TYPES)}')
         if self.audio_type not in TYPES:
-            raise ValueError(f'audio_type {self.audio_type!r}: use {" or ".join(TYPES)}')
+            raise ConfigError(f'audio_type {self.audio_type!r}: use {" or ".join(TYPES)}')
         self.info_topic = declare(self, 'info_topic', '',
                                   'AudioInfo topic; empty = audio_info beside audio_topic')
         self.info_topic = self.info_topic or info_topic_beside(self.audio_topic)

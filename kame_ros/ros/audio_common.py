@@ -20,6 +20,7 @@ from types import ModuleType
 
 from rclpy.qos import DurabilityPolicy, HistoryPolicy, QoSProfile, ReliabilityPolicy
 
+from kame_ros.ros.config import ConfigError
 from kame_ros.ros.distro import running_distro
 from kame_ros.ros.spin import run_nodes
 from kame_ros.ros.topics import AUDIO_QOS, LATCHED_QOS
@@ -53,12 +54,12 @@ def messages() -> ModuleType:
 
 
 def run_bridge(name: str, node_class: type, args: list[str] | None) -> None:
-    """Run a bridge node's executable: without audio_common_msgs, one line and exit 1."""
+    """Run a bridge executable: without audio_common_msgs or misconfigured, one line, exit 1."""
     try:
         messages()
-    except AudioCommonMissing as err:
+        run_nodes([node_class], args)
+    except (AudioCommonMissing, ConfigError) as err:
         sys.exit(f'{name}: {err}')
-    run_nodes([node_class], args)
 
 
 def info_of(msg) -> StreamInfo:
