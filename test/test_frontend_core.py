@@ -305,7 +305,7 @@ def test_say_is_spoken_then_completes_or_is_interrupted(flavour, kame_dir, moshi
     fe = MoshiFrontEnd(models, seed=4, guide_min_ready_tokens=1)
     fe.start()
     status = []
-    fe.say('arrived at the kitchen', status.append)
+    fe.say('k1', 'arrived at the kitchen', status.append)
     outputs = [fe.step(pcm) for pcm in audio(60, seed=9)]
     assert status == ['spoken']
     tokens = models.tokenizer.encode('arrived at the kitchen')
@@ -314,7 +314,17 @@ def test_say_is_spoken_then_completes_or_is_interrupted(flavour, kame_dir, moshi
             [models.lm.text_card] + tokens
     else:
         assert 'arrived at the kitchen' in ''.join(o.text for o in outputs)
-    fe.say('a long announcement that will be cut short', status.append)
+    fe.say('k2', 'a long announcement that will be cut short', status.append)
     fe.on_oracle(OracleEvent('oracle.reset', 1, 1, 0))
     assert status == ['spoken', 'interrupted']
+    fe.say('k3', 'an announcement a behaviour cancels', status.append)
+    assert not fe.cancel_say('k2'), 'k2 is over'
+    assert fe.cancel_say('k3')
+    assert status == ['spoken', 'interrupted', 'cancelled']
+    after = [fe.step(pcm) for pcm in audio(12, seed=3)]
+    if flavour == 'kame':  # nothing more of it is fed to the front-end
+        cancelled = set(models.tokenizer.encode('an announcement a behaviour cancels'))
+        assert not {o.oracle_token for o in after} & cancelled
+    else:
+        assert 'behaviour cancels' not in ''.join(o.text for o in after)
     fe.stop()

@@ -1,6 +1,8 @@
 # Copyright 2026 kame_ros developers
 # SPDX-License-Identifier: Apache-2.0
 """The tts front-end reports what it actually spoke, word by word, on hibari."""
+import time
+
 import numpy as np
 import pytest
 
@@ -204,3 +206,35 @@ def test_a_short_opening_waits_for_its_sentence(started):
     fe.on_oracle(OracleEvent('oracle.reset', 1, 1, 0, final=True))
     fe.on_oracle(OracleEvent('oracle.append', 1, 1, 0, 'Well, the'))
     assert not wait_for(lambda: len(fe._audio) > 0, 1.0)
+
+
+def test_says_play_in_order_and_end_spoken_cancelled_or_interrupted(started):
+    fe = started(acknowledgement='Okay.')
+    ended = {}
+
+    def say(say_id, text):
+        fe.say(say_id, text, lambda status: ended.setdefault(say_id, status))
+    say('first', 'I have arrived at the kitchen.')
+    say('second', 'The charging dock is behind the sofa.')
+    say('third', 'Nobody will hear this sentence.')
+    assert fe.cancel_say('third'), 'a queued request can be cancelled'
+    assert not fe.cancel_say('unknown')
+    heard = []
+    while 'first' not in ended:
+        assert len(heard) < 200, 'the first request ends'
+        heard.append(fe.step(SILENCE).text)
+        time.sleep(0.01)  # hibari synthesizes on its own thread
+    assert ended == {'first': 'spoken', 'third': 'cancelled'}
+    assert ''.join(heard).split() == 'I have arrived at the kitchen.'.split()
+    # The user's final while the second plays is the barge-in: it ends the request at
+    # once, and the acknowledgement plays instead.
+    second = ''
+    while 'The charging' not in second:
+        assert wait_for(lambda: fe._says, 30)
+        second += fe.step(SILENCE).text
+    fe.on_turn_end(TranscriptEvent(1, 0, 'Where is the dock?', True, 0, 0, 0))
+    assert ended['second'] == 'interrupted'
+    out = [fe.step(SILENCE) for _ in range(15)]
+    assert ''.join(o.filler for o in out).split() == ['Okay.']
+    assert not ''.join(o.text for o in out).strip(), 'nothing more of the interrupted request'
+    assert fe.quiet

@@ -10,13 +10,14 @@ from kame_ros.oracle.events import KINDS, OracleEvent
 from kame_ros.ros import topics
 from kame_ros.stt.events import TranscriptEvent
 from kame_ros.wire.messages import (AgentText, AudioInfo, IntentMessage, OraclePrompt,
-                                    parse_user_text, RobotContext, SayDone, SayRequest,
+                                    parse_user_text, RobotContext, SayCancel, SayDone, SayRequest,
                                     WireMessage)
 from kame_ros.wire.text import decode_event, encode_event, EventRejected
 
 ROOT = Path(__file__).resolve().parents[1]
 SAMPLES = [AgentText(12, 345, ' Paris'), AgentText(3, None, 'Okay.'),
            SayRequest('door-1', 'The door is open.'), SayDone('door-1', 'Hi.', 'spoken'),
+           SayCancel('door-1'),
            RobotContext('in the kitchen, battery 80%'),
            AudioInfo(24000, 1920, 1, 'S16LE', 'mic_link', 'device', device='USB',
                      device_rate=48000, device_channels=2),

@@ -53,8 +53,11 @@ class FrontEndEngine(Protocol):
     def on_user_speaking(self, speaking: bool) -> None:
         """Take the STT's voice activity (the user started or stopped speaking)."""
 
-    def say(self, text: str, on_done: Callable[[str], None]) -> None:
-        """Speak ``text`` now; ``on_done(status)`` when it has been spoken (or not)."""
+    def say(self, say_id: str, text: str, on_done: Callable[[str], None]) -> None:
+        """Speak ``text`` now; ``on_done(status)`` once, when it has been spoken (or not)."""
+
+    def cancel_say(self, say_id: str, status: str = 'cancelled') -> bool:
+        """Stop a say request (``on_done(status)``); False if it is not waiting or playing."""
 
     def step(self, pcm: np.ndarray) -> FrameOutput:
         """One 80 ms input frame in, this frame's output out."""

@@ -94,7 +94,7 @@ class MoshiFrontEnd:
         self.reply_order = (0, 0)
         self.stale_events = 0
         self._oracle_sum: torch.Tensor | None = None
-        self._say: tuple[Callable[[str], None], int] | None = None
+        self._say: tuple[Callable[[str], None], int, str] | None = None  # done, end, id
         self._lock = threading.Lock()
         self._frame = 0
         self._streaming = None
@@ -173,7 +173,7 @@ class MoshiFrontEnd:
     def on_user_speaking(self, speaking: bool) -> None:
         """Nothing to do: full-duplex Moshi hears the user itself."""
 
-    def say(self, text: str, on_done: Callable[[str], None]) -> None:
+    def say(self, say_id: str, text: str, on_done: Callable[[str], None]) -> None:
         """
         Speak ``text`` now, as if it were an oracle reply (KAME timeline or guided text).
 
@@ -192,7 +192,18 @@ class MoshiFrontEnd:
             if self.guide:
                 self.guide.new_reply()
                 self.guide.extend(tokens, done=True)
-            self._say = (on_done, origin + len(tokens) + 1)
+            self._say = (on_done, origin + len(tokens) + 1, say_id)
+
+    def cancel_say(self, say_id: str, status: str = 'cancelled') -> bool:
+        """Stop feeding the say request's text (``on_done(status)``); False if not current."""
+        with self._lock:
+            if self._say is None or self._say[2] != say_id:
+                return False
+            self.timeline.reset()
+            if self.guide:
+                self.guide.new_reply()
+            self._finish_say(status)
+        return True
 
     def _finish_say(self, status: str) -> None:
         if self._say is not None:

@@ -24,6 +24,11 @@ while the user is in a turn (the STT's ``user_speaking``; at most
 ``MAX_HOLD_FRAMES``, so a stuck flag cannot silence the agent). Voice
 activity never cuts a reply that is playing (only a newer final reply
 does), so residual echo of the robot's own voice cannot silence it.
+
+Say requests (``say``) play before any reply, one segment per request
+(``say_queue``), and end ``spoken``, ``cancelled`` (``cancel_say``),
+``interrupted`` (the user's turn ended over them: a final transcript is the
+barge-in, for the same echo reason) or ``failed``.
 """
 from dataclasses import dataclass
 import queue
@@ -37,6 +42,7 @@ import numpy as np
 from kame_ros.audio.frames import float_to_int16, FRAME_SAMPLES
 from kame_ros.frontend.budget import FrameBudget
 from kame_ros.frontend.engine import FrameOutput
+from kame_ros.frontend.say_queue import Done, SayQueue, Segment
 from kame_ros.oracle.events import APPEND, DONE, OracleEvent, RESET
 from kame_ros.oracle.reply_guard import OPENING_WORDS
 from kame_ros.stt.events import TranscriptEvent
@@ -74,6 +80,7 @@ class _Say:
     reply: tuple[int, int]
     text: str
     on_done: Callable[[str], None] | None = None
+    say_id: str = ''
     trim_start: bool = False  # it continues a sentence: no pause before it
     trim_end: bool = False  # the sentence goes on in the next piece: no pause after it
 
@@ -105,9 +112,9 @@ class TtsFrontEnd:
         self._mid_sentence = False  # the last piece queued of this reply ended mid-sentence
         self._audio = np.zeros(0, np.int16)
         self._marks: list[tuple[int, str]] = []
-        self._say_audio = np.zeros(0, np.int16)
-        # (sample offset, word, called once played, acknowledgement filler)
-        self._say_marks: list[tuple[int, str, Callable | None, bool]] = []
+        self._says = SayQueue()
+        # Say requests queued or being synthesized -> the status they were stopped with.
+        self._say_jobs: dict[str, str | None] = {}
         self._audio_lock = threading.Lock()
         self._jobs: queue.Queue = queue.Queue()
         self._lock = threading.Lock()
@@ -135,7 +142,13 @@ class TtsFrontEnd:
         return time.perf_counter() - t0
 
     def on_turn_end(self, final: TranscriptEvent) -> None:
-        """Acknowledge the end of a user turn on the next frame, once per turn."""
+        """Interrupt say requests, and acknowledge the end of a user turn, once per turn."""
+        with self._audio_lock:
+            interrupted = self._says.remove_requests()
+            for say_id in self._say_jobs:
+                self._say_jobs[say_id] = self._say_jobs[say_id] or 'interrupted'
+        for on_done in interrupted:
+            on_done('interrupted')
         if not len(self._ack_audio):
             return
         with self._audio_lock:
@@ -159,10 +172,8 @@ class TtsFrontEnd:
             return
         self.acks += 1
         self._acked_utterance = utterance
-        start = len(self._say_audio)
-        self._say_marks += [(offset, word, None, True) for offset, word
-                            in word_marks(self.acknowledgement, start, len(self._ack_audio))]
-        self._say_audio = np.concatenate([self._say_audio, self._ack_audio])
+        self._says.add(Segment(None, self._ack_audio,
+                               word_marks(self.acknowledgement, 0, len(self._ack_audio))))
 
     def start(self) -> None:
         """Start the synthesis thread."""
@@ -225,9 +236,22 @@ class TtsFrontEnd:
         return (opening and event.utterance_id == self._acked_utterance
                 and words(sentence) == words(self.acknowledgement))
 
-    def say(self, text: str, on_done: Callable[[str], None]) -> None:
+    def say(self, say_id: str, text: str, on_done: Done) -> None:
         """Speak ``text`` before any oracle reply; ``on_done('spoken')`` once it has played."""
-        self._jobs.put(_Say(SAY_REPLY, text, on_done))
+        with self._audio_lock:
+            self._say_jobs[say_id] = None
+        self._jobs.put(_Say(SAY_REPLY, text, on_done, say_id))
+
+    def cancel_say(self, say_id: str, status: str = 'cancelled') -> bool:
+        """Stop a say request, queued or playing (``on_done(status)``); False if unknown."""
+        with self._audio_lock:
+            on_done = self._says.remove(say_id)
+            if on_done is None and say_id in self._say_jobs:
+                self._say_jobs[say_id] = self._say_jobs[say_id] or status  # _speak reports it
+                return True
+        if on_done is not None:
+            on_done(status)
+        return on_done is not None
 
     @staticmethod
     def _pop(buffer: np.ndarray) -> tuple[np.ndarray, np.ndarray, int]:
@@ -248,8 +272,7 @@ class TtsFrontEnd:
         idle engines, and a reply plays only as input frames keep coming.)
         """
         with self._audio_lock:
-            playing = (len(self._audio) or len(self._say_audio)
-                       or self._pending_ack is not None)
+            playing = len(self._audio) or self._says or self._pending_ack is not None
         # A job counts until task_done: taken from the queue but not synthesized yet is busy.
         return not playing and not self._jobs.unfinished_tasks
 
@@ -262,25 +285,45 @@ class TtsFrontEnd:
             finally:
                 self._jobs.task_done()
 
+    def _stopped(self, job: _Say, failed: bool = False) -> bool:
+        """Report a say job cancelled (or failed) before it was synthesized; True if so."""
+        with self._audio_lock:
+            status = self._say_jobs.get(job.say_id) or ('failed' if failed else None)
+            if status:
+                del self._say_jobs[job.say_id]
+        if status:
+            job.on_done(status)
+        return bool(status)
+
+    def _queue_say(self, job: _Say, samples: np.ndarray) -> None:
+        """Queue a say request's audio to play, unless it was stopped while synthesized."""
+        with self._audio_lock:
+            status = self._say_jobs.pop(job.say_id, None)
+            if status is None:
+                self._says.add(Segment(job.say_id, samples,
+                                       word_marks(job.text, 0, len(samples)), job.on_done))
+        if status:
+            job.on_done(status)
+
     def _speak(self, job: _Say) -> None:
         """Synthesize one sentence and queue its audio behind what is queued."""
+        is_say = job.reply == SAY_REPLY
+        if is_say and self._stopped(job):
+            return
         try:
             wav = self.tts(job.text, speed=self.speed)
         except (ValueError, RuntimeError):
-            if job.on_done is not None:
-                job.on_done('failed')
+            if is_say:
+                self._stopped(job, failed=True)
             return
         samples, _ = float_to_int16(wav)
         if job.trim_start or job.trim_end:
             samples = trim(samples, job.trim_start, job.trim_end)
+        if is_say:
+            self._queue_say(job, samples)
+            return
         with self._audio_lock:
-            if job.reply == SAY_REPLY:
-                start = len(self._say_audio)
-                self._say_marks += [(offset, word, None, False) for offset, word
-                                    in word_marks(job.text, start, len(samples))]
-                self._say_marks.append((start + len(samples) - 1, '', job.on_done, False))
-                self._say_audio = np.concatenate([self._say_audio, samples])
-            elif job.reply == self.reply:
+            if job.reply == self.reply:
                 self._marks += word_marks(job.text, len(self._audio), len(samples))
                 self._audio = np.concatenate([self._audio, samples])
 
@@ -296,14 +339,10 @@ class TtsFrontEnd:
         with self._audio_lock:
             if self._pending_ack is not None:
                 self._acknowledge()
-            if len(self._say_audio):  # announcements first
-                out, self._say_audio, n = self._pop(self._say_audio)
-                due = [mark for mark in self._say_marks if mark[0] < n]
-                started = [text for _, text, _, ack in due if text and not ack]
-                filler = [text for _, text, _, ack in due if text and ack]
-                done = [cb for _, _, cb, _ in due if cb]
-                self._say_marks = [(offset - n, *rest) for offset, *rest in self._say_marks
-                                   if offset >= n]
+            if self._says:  # announcements first
+                popped = self._says.pop()
+                out, started, filler, done = popped.pcm, popped.words, popped.filler, \
+                    popped.finished
             elif (self._user_speaking and not self._reply_started and len(self._audio)
                   and self._held_frames < MAX_HOLD_FRAMES):
                 self._held_frames += 1  # the user is talking again: the reply waits

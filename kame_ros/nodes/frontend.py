@@ -115,7 +115,7 @@ class FrontEndNode(LifecycleNode):
         track = self.interfaces.track
         self.out = track(AudioOutput(self, SPEAKER_AUDIO, 'speaker_link', lifecycle=True))
         self.text_out = track(TextOutput(self, FRONTEND_TEXT, lifecycle=True))
-        self.hooks = AgentHooks(self, self.interfaces, self.engine.say)
+        self.hooks = AgentHooks(self, self.interfaces, self.engine.say, self.engine.cancel_say)
         self.audio_in = track(AudioInput(self, MIC_AUDIO, self._hear))
         self.oracle_in = track(TextInput(self, ORACLE_EVENTS, self._on_oracle, KINDS,
                                          OracleEvent.from_event))

@@ -11,13 +11,16 @@ contract (docs/hooks.md):
   a muted agent outputs silence and ignores the oracle and say requests;
 * ``agent/say`` -> ``agent/say/done``: a request (plain text, a bare
   ``{"id", "text"}`` or the ``say.request`` envelope) is answered once by
-  id with how it ended;
+  id with how it ended (``SayStatus``); ``agent/say/cancel`` (the id, or
+  ``say.cancel``) stops one, and muting stops all with ``muted``;
 * ``agent/speaking`` (latched): the agent's output is audible, held over
   the pauses between words.
 
 The node that owns the voice creates them in configure (``Interfaces``)
-and reports each output frame; what "saying" means is its ``say`` callback.
+and reports each output frame; what "saying" means is its engine's
+``say``/``cancel_say``.
 """
+import threading
 from typing import Callable
 
 import numpy as np
@@ -28,21 +31,27 @@ from std_srvs.srv import SetBool
 from kame_ros.audio.levels import SpeakingDetector
 from kame_ros.ros.lifecycle import Interfaces
 from kame_ros.ros.text_io import TextOutput
-from kame_ros.ros.topics import AGENT_ENABLED, AGENT_SPEAKING, ENABLE_SERVICE, SAY, SAY_DONE
+from kame_ros.ros.topics import (AGENT_ENABLED, AGENT_SPEAKING, ENABLE_SERVICE, SAY,
+                                 SAY_CANCEL, SAY_DONE)
 from kame_ros.wire.drops import DropLedger
-from kame_ros.wire.messages import parse_user_text, SayDone, SayRequest
+from kame_ros.wire.messages import parse_user_text, SayCancel, SayDone, SayRequest, SayStatus
 
 MAX_SAY_CHARS = 1000
-Say = Callable[[str, Callable[[str], None]], None]
+Say = Callable[[str, str, Callable[[str], None]], None]  # (id, text, on_done)
+Cancel = Callable[[str, str], bool]  # (id, status) -> it was waiting or playing
 
 
 class AgentHooks:
     """The agent-wide interfaces of one voice, created with its node's other interfaces."""
 
-    def __init__(self, node: LifecycleNode, interfaces: Interfaces, say: Say) -> None:
-        """Create the service and topics; ``say(text, on_done)`` speaks a request."""
+    def __init__(self, node: LifecycleNode, interfaces: Interfaces, say: Say,
+                 cancel: Cancel) -> None:
+        """Create the service and topics; ``say``/``cancel`` are the voice's engine's."""
         self.node = node
         self.say = say
+        self.cancel = cancel
+        self._in_flight: set[str] = set()  # say ids not answered yet
+        self._lock = threading.Lock()
         self.enabled = True
         self.requests = 0
         self.drops = DropLedger()
@@ -52,6 +61,7 @@ class AgentHooks:
         self._enabled_pub = interfaces.publisher(AGENT_ENABLED)
         interfaces.service(SetBool, ENABLE_SERVICE, self._on_enable)
         interfaces.subscription(SAY, self._on_say)
+        interfaces.subscription(SAY_CANCEL, self._on_cancel)
 
     def activate(self) -> None:
         """Announce the current state (the publishers are lifecycle ones: call once active)."""
@@ -68,6 +78,11 @@ class AgentHooks:
         self.enabled = request.data
         self._enabled_pub.publish(Bool(data=self.enabled))
         self.node.get_logger().info(f'agent {"enabled" if self.enabled else "muted"}')
+        if not self.enabled:
+            with self._lock:
+                in_flight = list(self._in_flight)
+            for say_id in in_flight:
+                self.cancel(say_id, SayStatus.MUTED.value)
         response.success, response.message = True, 'enabled' if self.enabled else 'muted'
         return response
 
@@ -80,12 +95,26 @@ class AgentHooks:
                 self.node.get_logger().warning(f'say request dropped: {err}')
             return
         text = request.text.strip()[:MAX_SAY_CHARS]
+        with self._lock:
+            self._in_flight.add(request.id)
 
         def done(status: str) -> None:
+            with self._lock:
+                self._in_flight.discard(request.id)
             self._say_done.publish(SayDone(request.id, text, status))
         if not text:
-            done('empty')
+            done(SayStatus.EMPTY.value)
         elif not self.enabled:
-            done('muted')
+            done(SayStatus.MUTED.value)
         else:
-            self.say(text, done)
+            self.say(request.id, text, done)
+
+    def _on_cancel(self, msg: String) -> None:
+        try:  # plain text is the id
+            request = parse_user_text(msg.data, SayCancel, id=msg.data.strip())
+        except ValueError as err:
+            if self.drops.record('bad_say_cancel'):
+                self.node.get_logger().warning(f'say cancel dropped: {err}')
+            return
+        if not self.cancel(request.id, SayStatus.CANCELLED.value):
+            self.node.get_logger().info(f'say cancel: {request.id!r} is not waiting or playing')

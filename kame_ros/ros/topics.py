@@ -61,6 +61,7 @@ AGENT_SPEAKING = Topic('agent/speaking', Bool, LATCHED_QOS)
 INTENTS = Topic('agent/intents', String, TEXT_QOS)
 SAY = Topic('agent/say', String, TEXT_QOS)
 SAY_DONE = Topic('agent/say/done', String, TEXT_QOS)
+SAY_CANCEL = Topic('agent/say/cancel', String, TEXT_QOS)
 AGENT_ENABLED = Topic('agent/enabled', Bool, LATCHED_QOS)
 ENABLE_SERVICE = 'agent/enable'
 

@@ -17,6 +17,7 @@ forms a user would type (``ros2 topic pub``): ``agent/say`` takes plain
 text or a bare ``{"id", "text"}`` object, ``robot/context`` plain text.
 """
 from dataclasses import asdict, dataclass, fields, MISSING
+from enum import Enum
 import json
 import types
 import typing
@@ -95,8 +96,28 @@ class SayRequest(WireMessage):
 
 
 @dataclass(frozen=True)
+class SayCancel(WireMessage):
+    """``agent/say/cancel``: stop the say request ``id``, queued or playing."""
+
+    TYPE: ClassVar[str] = 'say.cancel'
+    id: str  # noqa: A003 (the wire field behaviour stacks use)
+
+
+class SayStatus(str, Enum):
+    """How a say request ended: the ``status`` of ``agent/say/done``."""
+
+    SPOKEN = 'spoken'  # played to its last sample (or, Moshi, its last text token fed)
+    INTERRUPTED = 'interrupted'  # the user took the turn (barge-in) or a new reply replaced it
+    CANCELLED = 'cancelled'  # agent/say/cancel
+    MUTED = 'muted'  # the agent was muted before or while it played
+    EMPTY = 'empty'  # nothing to say
+    FAILED = 'failed'  # the TTS could not synthesize it
+    UNSUPPORTED = 'unsupported'  # Moshi in plain mode cannot be steered
+
+
+@dataclass(frozen=True)
 class SayDone(WireMessage):
-    """``agent/say/done``: how a say request ended (done, interrupted, muted, empty, ...)."""
+    """``agent/say/done``: how a say request ended (a ``SayStatus`` value)."""
 
     TYPE: ClassVar[str] = 'say.done'
     id: str  # noqa: A003 (the wire field behaviour stacks use)
