@@ -33,6 +33,7 @@ setup(
             'kame_ros_agent = kame_ros.tools.agent:main',
             'kame_ros_eval = kame_ros.tools.evaluate:main',
             'kame_ros_soak = kame_ros.tools.soak:main',
+            'kame_ros_greeter = kame_ros.tools.greeter:main',
             'kame_ros_export_frontend = kame_ros.tools.export:main',
             'kame_ros_bench_export = kame_ros.bench.export:main',
             'kame_ros_bench_transport = kame_ros.bench.transport:main',

@@ -10,6 +10,11 @@ from kame_ros.ros.topics import ORACLE_EVENTS, ROBOT_CONTEXT, STT_FINAL, STT_PAR
 from kame_ros.stt.events import TranscriptEvent
 from kame_ros.wire.text import decode_event, encode_event
 
+# The intent allowlist the tests give the oracle (its ``intents`` parameter).
+ALLOWLIST = ['navigate_to(kitchen) = go to the kitchen',
+             'navigate_to(charging_dock) = go to the charging dock',
+             'stop() = stop moving']
+
 
 class OracleDriver:
     """A test node standing in for the STT (publisher) and the front-end (subscriber)."""

@@ -46,6 +46,10 @@ class TextOutput:
                                                    message.payload())))
         self.seq += 1
 
+    def subscribers(self) -> int:
+        """Return how many subscriptions the publisher has matched."""
+        return self._pub.get_subscription_count()
+
     def close(self) -> None:
         """Destroy the publisher."""
         if self._lifecycle:
