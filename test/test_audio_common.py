@@ -300,6 +300,17 @@ def test_without_audio_common_msgs_the_package_imports_and_choosing_it_is_one_li
         assert 'audio_common_msgs is not installed: apt install ros-' in lines[0], lines
 
 
+def test_without_audio_common_msgs_the_tests_that_do_not_need_it_pass():
+    """This module's own tests and the wire, layer and config tests, with the package hidden."""
+    args = ['-q', '-p', 'no:cacheprovider', '-k', 'not without_audio_common_msgs',
+            'test/test_audio_common.py', 'test/test_wire.py', 'test/test_wire_messages.py',
+            'test/test_layers.py']
+    result = without_audio_common(f'import pytest\nsys.exit(pytest.main({args!r}))')
+    summary = result.stdout.strip().splitlines()[-1]
+    assert result.returncode == 0 and 'failed' not in summary, result.stdout[-3000:]
+    assert ' skipped' in summary, f'the tests that need audio_common_msgs skip: {summary}'
+
+
 def test_launch_and_runner_swap_the_sound_card_for_audio_common_nodes():
     from kame_ros.ros.config import audio_common_nodes
     yaml_nodes = ['audio_capture', 'audio_playback', 'stt', 'oracle', 'frontend']

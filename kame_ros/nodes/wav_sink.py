@@ -42,7 +42,7 @@ class WavSink(Node):
         self._log: list[tuple[int, int, int]] = []
         self._last_rx = None
         self._lock = threading.Lock()
-        self.input = AudioInput(self, SPEAKER_AUDIO, self._on_frame)
+        self.input = AudioInput(self, SPEAKER_AUDIO, self._on_frame, on_matched=self._on_matched)
         self.diagnostics = Diagnostics(self, self._health)
         if self.idle_timeout_s > 0:
             self.create_timer(0.1, self._check_idle)
@@ -56,6 +56,11 @@ class WavSink(Node):
             self._chunks.append(frame.samples)
             self._log.append((frame.seq, frame.stamp_ns, now))
             self._last_rx = time.monotonic()
+
+    def _on_matched(self, publishers: int) -> None:
+        # Frames published before a publisher is matched are lost to this recording (VOLATILE):
+        # the line tells a user (and a test) when recording can begin.
+        self.get_logger().info(f'matched {publishers} publisher(s)')
 
     def _check_idle(self) -> None:
         if (self._last_rx is not None and not self.finished.is_set()

@@ -18,6 +18,7 @@ from kame_ros.audio.frames import AudioFrame, SAMPLE_RATE
 from kame_ros.audio.rate_adapter import RateAdapter
 from kame_ros.audio.sequence import SequenceTracker, SeqVerdict
 from kame_ros.ros.audio_msg import msg_to_frame
+from kame_ros.ros.distro import matched_events
 from kame_ros.ros.topics import Topic
 from kame_ros.wire.audio import FrameRejected
 from kame_ros.wire.drops import DropLedger
@@ -33,8 +34,8 @@ class AudioInput:
     """
 
     def __init__(self, node: Node, topic: Topic, on_frame: Callable[[AudioFrame], None],
-                 ordered: bool = True) -> None:
-        """Create the subscription on ``node``."""
+                 ordered: bool = True, on_matched: Callable[[int], None] | None = None) -> None:
+        """Create the subscription; ``on_matched(publishers)`` when that count changes."""
         self._node = node
         self._on_frame = on_frame
         self._tracker = SequenceTracker() if ordered else None
@@ -42,8 +43,10 @@ class AudioInput:
         self.drops = DropLedger()
         self.received = 0
         self.last_frame: AudioFrame | None = None
+        events = matched_events(on_matched) if on_matched else None
         self.subscription = node.create_subscription(topic.msg_type, topic.name,
-                                                     self._callback, topic.qos)
+                                                     self._callback, topic.qos,
+                                                     event_callbacks=events)
 
     def _callback(self, msg) -> None:
         try:

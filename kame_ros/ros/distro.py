@@ -10,6 +10,7 @@ scattered through the nodes. A ROS setup script (or scripts/env.sh) sets
 """
 from importlib import metadata
 import os
+from typing import Any, Callable
 
 SUPPORTED = ('jazzy', 'kilted')
 _BY_RCLPY_MAJOR = {3: 'humble', 7: 'jazzy', 9: 'kilted'}
@@ -38,3 +39,17 @@ def bag_typestore():
     from rosbags.typesys import get_typestore, Stores
     store = getattr(Stores, f'ROS2_{running_distro().upper()}', Stores.LATEST)
     return get_typestore(store)
+
+
+def matched_events(on_matched: Callable[[int], None]) -> Any:
+    """
+    Return subscription event callbacks that report the matched publisher count.
+
+    Matched events are new in Iron: on Humble (no ``rclpy.event_handler``)
+    this returns None and the subscription reports nothing.
+    """
+    try:
+        from rclpy.event_handler import SubscriptionEventCallbacks
+    except ImportError:
+        return None
+    return SubscriptionEventCallbacks(matched=lambda info: on_matched(info.current_count))
