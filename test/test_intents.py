@@ -50,6 +50,7 @@ def test_embedded_llm_picks_allowlisted_commands_and_nothing_else():
     assert got == expected, proposer.last_scores
 
 
+@pytest.mark.once
 def test_only_allowed_intents_reach_dds(ros, processes, tmp_path):
     params = tmp_path / 'oracle.yaml'
     params.write_text(json.dumps({'oracle': {'ros__parameters': {

@@ -13,6 +13,7 @@ from kame_ros.wire.text import encode_event
 from oracle_harness import OracleDriver
 
 
+@pytest.mark.once
 def test_restart_rules_order_and_rate_limit_over_dds(ros, processes, tiny_llama):
     oracle = processes.start('oracle', '--ros-args', '-p', 'backend:=transformers',
                              '-p', f'model:={tiny_llama}', '-p', 'quantization:=none',

@@ -1,7 +1,7 @@
 # Copyright 2026 kame_ros developers
 # SPDX-License-Identifier: Apache-2.0
 """
-kame_ros_soak for two minutes at real time, one process per node as on a robot.
+kame_ros_soak for a minute at real time, one process per node as on a robot.
 
 Every frame the microphone published reaches the front-end and is
 processed (none dropped), every question is transcribed and answered, no
@@ -17,14 +17,14 @@ pytest.importorskip('llama_cpp', reason='scripts/setup.sh installs llama-cpp-pyt
 
 
 @pytest.mark.once
-def test_two_minutes_at_real_time_lose_no_frame_and_answer_every_turn(tmp_path, domain_id):
-    # Two minutes, not the three this was until the second distribution joined CI: its
-    # 35-minute budget. Hours at real time are kame_ros_soak's job (docs/measurements.md).
+def test_a_minute_at_real_time_loses_no_frame_and_answers_every_turn(tmp_path, domain_id):
+    # One minute (three before the second distribution joined CI, then two): CI's 35-minute
+    # budget. Hours at real time are kame_ros_soak's job (docs/measurements.md).
     from kame_ros.tools.soak import ANSWER_WINDOW_S
-    minutes = 2
+    minutes = 1
     out = tmp_path / 'soak'
     run = subprocess.run([shutil.which('kame_ros_soak'), '--minutes', str(minutes),
-                          '--realtime-factor', '1', '--sample-s', '3', '--out', str(out)],
+                          '--realtime-factor', '1', '--sample-s', '2', '--out', str(out)],
                          capture_output=True, text=True, timeout=900)
     assert run.returncode == 0, run.stdout[-3000:] + run.stderr[-3000:]
     with open(out / 'soak.csv') as f:
@@ -32,7 +32,7 @@ def test_two_minutes_at_real_time_lose_no_frame_and_answer_every_turn(tmp_path, 
     assert len(rows) >= 20
     last = rows[-1]
     questions = round(minutes * 60 / (ANSWER_WINDOW_S + 2.0))  # as kame_ros_soak schedules
-    assert questions >= 10
+    assert questions >= 5
     assert last['audio_s'] >= minutes * 60 - 10, 'the front-end processed the whole conversation'
     assert last['frames_published'] == last['frames_in'] == last['frames'], last
     assert last['dropped_frames'] == 0, last
