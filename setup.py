@@ -16,7 +16,7 @@ setup(
     packages=find_packages(exclude=['test']),
     data_files=[
         ('share/ament_index/resource_index/packages', ['resource/' + PACKAGE]),
-        ('share/' + PACKAGE, ['package.xml']),
+        ('share/' + PACKAGE, ['package.xml', 'THIRD_PARTY_NOTICES.md']),
         ('share/' + PACKAGE + '/launch', glob('launch/*.launch.py')),
         ('share/' + PACKAGE + '/config', glob('config/*.yaml')),
     ],
@@ -34,6 +34,7 @@ setup(
             'kame_ros_eval = kame_ros.tools.evaluate:main',
             'kame_ros_soak = kame_ros.tools.soak:main',
             'kame_ros_greeter = kame_ros.tools.greeter:main',
+            'kame_ros_models = kame_ros.tools.models:main',
             'kame_ros_export_frontend = kame_ros.tools.export:main',
             'kame_ros_bench_export = kame_ros.bench.export:main',
             'kame_ros_bench_transport = kame_ros.bench.transport:main',

@@ -39,3 +39,16 @@ def test_every_doc_page_is_reachable_from_the_readme():
     linked = {Path(t.partition('#')[0]).name for t in LINK.findall(readme)}
     orphans = [p.name for p in PAGES[1:] if p.name not in linked]
     assert not orphans, f'docs pages not linked from the README: {orphans}'
+
+
+def test_no_registry_host_is_named_anywhere():
+    """Packages are found in the environment's package lists, never by naming a registry."""
+    import subprocess
+    # Spelled in pieces, so that this file does not name them either.
+    hosts = ['pypi' + '.org', 'pythonhosted' + '.org', 'pypi.python' + '.org',
+             'npmjs' + '.org', 'npmjs' + '.com', 'debian' + '.org', 'download.pytorch' + '.org']
+    tracked = subprocess.run(['git', 'ls-files'], cwd=ROOT, capture_output=True, text=True,
+                             check=True).stdout.split()
+    named = [f'{name}: {host}' for name in tracked if (ROOT / name).is_file()
+             for host in hosts if host in (ROOT / name).read_text(errors='ignore').lower()]
+    assert not named, named

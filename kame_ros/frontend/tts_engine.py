@@ -43,6 +43,7 @@ from kame_ros.audio.frames import float_to_int16, FRAME_SAMPLES
 from kame_ros.frontend.budget import FrameBudget
 from kame_ros.frontend.engine import FrameOutput
 from kame_ros.frontend.say_queue import Done, SayQueue, Segment
+from kame_ros.models import model_file
 from kame_ros.oracle.events import APPEND, DONE, OracleEvent, RESET
 from kame_ros.oracle.reply_guard import OPENING_WORDS
 from kame_ros.stt.events import TranscriptEvent
@@ -72,6 +73,7 @@ def word_marks(text: str, start: int, samples: int) -> list[tuple[int, str]]:
 ACK_TRIM_LEVEL = 200  # int16 amplitude below which the acknowledgement's edges are silence
 MAX_HOLD_FRAMES = 50  # a reply waits at most 4 s for the user to stop speaking
 ANSWERED_FRAMES = 20  # 1.6 s of reply played: the turn was answered, the next final is a new one
+DEFAULT_VOICE, DEFAULT_VOICE_MODEL = 'heart', 'hibari-heart'
 SAY_REPLY = (-1, -1)  # jobs of say requests: never superseded by oracle replies
 
 
@@ -96,11 +98,12 @@ def trim(samples: np.ndarray, start: bool = True, end: bool = True) -> np.ndarra
 class TtsFrontEnd:
     """Acknowledge, then read the oracle reply aloud, one frame per step."""
 
-    def __init__(self, voice: str = 'heart', acknowledgement: str = 'Okay.',
+    def __init__(self, voice: str = DEFAULT_VOICE, acknowledgement: str = 'Okay.',
                  speed: float = 1.0, threads: int = 1) -> None:
-        """Load hibari (the default voice ships in the wheel)."""
+        """Load hibari: the default voice pinned (kame_ros.models), others as hibari pins them."""
         from hibari import Hibari
-        self.tts = Hibari(voice=voice, threads=threads)
+        model = str(model_file(DEFAULT_VOICE_MODEL)) if voice == DEFAULT_VOICE else None
+        self.tts = Hibari(voice=voice, model=model, threads=threads)
         self.acknowledgement = acknowledgement
         self._ack_audio = np.zeros(0, np.int16)
         self.speed = speed

