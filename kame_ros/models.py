@@ -113,6 +113,16 @@ def models_dir() -> Path | None:
     return Path(value).expanduser() if value else None
 
 
+def use_models_dir(folder: str | Path) -> Path:
+    """Point this process (and the processes it starts) at a folder of model files."""
+    path = Path(folder).expanduser().resolve()
+    if not path.is_dir():
+        raise ModelError(f'{folder}: no such directory (a folder of model files: '
+                         f'kame_ros_models export DIR writes one)')
+    os.environ[MODELS_ENV] = str(path)
+    return path
+
+
 def sha256_of(path: Path) -> str:
     """Hash a file in 16 MB reads."""
     digest = hashlib.sha256()

@@ -17,6 +17,7 @@ import argparse
 from pathlib import Path
 import sys
 
+from kame_ros.models import ModelError, use_models_dir
 from kame_ros.nodes.registry import node_class, NODE_MODULES
 from kame_ros.ros.audio_common import AudioCommonMissing, messages, TYPES
 from kame_ros.ros.config import (audio_common_nodes, ConfigError, headless_nodes,
@@ -46,6 +47,13 @@ def add_audio_common_options(parser: argparse.ArgumentParser) -> None:
                              'audio_info) for audio_play, instead of the sound card')
 
 
+def add_models_option(parser: argparse.ArgumentParser) -> None:
+    """Add --models DIR, the folder of model files (launch: models_dir:=)."""
+    parser.add_argument('--models', default='', metavar='DIR',
+                        help='take model files from DIR/<model>/ first (sets KAME_ROS_MODELS; '
+                             'kame_ros_models export DIR writes one)')
+
+
 def audio_common_choice(names: list[str], opts: argparse.Namespace) -> tuple[list[str], dict]:
     """Apply the audio_common options; raises AudioCommonMissing without audio_common_msgs."""
     if opts.audio_common_in or opts.audio_common_out:
@@ -70,6 +78,7 @@ def parse(argv: list[str]) -> tuple[argparse.Namespace, list[str]]:
     parser.add_argument('--output', default='',
                         help='WAV file for the speaker (replaces audio_playback)')
     add_audio_common_options(parser)
+    add_models_option(parser)
     return parser.parse_args(argv), ros_args
 
 
@@ -83,6 +92,11 @@ def main(argv: list[str] | None = None) -> None:
         sys.exit(f'kame_ros_run: {err}')
     if opts.input and not Path(opts.input).is_file():
         sys.exit(f'kame_ros_run: --input {opts.input}: no such file')
+    try:
+        if opts.models:
+            use_models_dir(opts.models)
+    except ModelError as err:
+        sys.exit(f'kame_ros_run: --models {err}')
     names, headless = headless_nodes(names, opts.input, opts.output)
     try:
         names, bridged = audio_common_choice(names, opts)

@@ -78,8 +78,14 @@ def _nodes(context):
         if arg(argument) and node in params:
             params[node][parameter] = arg(argument)
     nice = arg('backend_nice')
+    models = {}
+    if arg('models_dir'):
+        if not os.path.isdir(arg('models_dir')):
+            raise FileNotFoundError(f'models_dir: no such directory {arg("models_dir")}')
+        models = {'KAME_ROS_MODELS': os.path.abspath(arg('models_dir'))}
     actions = [Node(package='kame_ros', executable=name, name=name, namespace=arg('namespace'),
                     parameters=[config, params[name]], output='screen', emulate_tty=True,
+                    additional_env=models,
                     prefix=f'nice -n {nice}' if name in BACKEND_NODES and nice != '0' else None)
                for name in names]
     sink = next((a for a, n in zip(actions, names) if n == 'wav_sink'), None)
@@ -118,6 +124,9 @@ def generate_launch_description():
         DeclareLaunchArgument('audio_common_out', default_value='false', choices=BOOLEAN,
                               description='Speak as audio_common messages on audio/agent/ '
                                           '(for audio_play) instead of the sound card'),
+        DeclareLaunchArgument('models_dir', default_value='',
+                              description='Take model files from this folder first '
+                                          '(KAME_ROS_MODELS; kame_ros_models export writes one)'),
         DeclareLaunchArgument('backend_nice', default_value='0',
                               choices=[str(n) for n in range(20)],
                               description='CPU niceness (0-19) of the stt and oracle processes: '

@@ -85,6 +85,7 @@ def test_bad_inputs_are_refused_before_any_model_loads(tmp_path):
         (['--bag', str(tmp_path / 'adir')], 'not a readable rosbag2'),
         (['--bag', str(tmp_path / 'bag')], 'no audio on /audio/mic; its topics: /mic'),
         (['--bag', str(tmp_path / 'bag'), '--topic', '/odom_note'], 'no audio on /odom_note'),
+        (['--input', str(good), '--models', str(tmp_path / 'nope')], 'no such directory'),
     ]
     if os.geteuid() == 0:  # root writes anywhere: make the --out a file instead
         (tmp_path / 'afile').write_text('x')

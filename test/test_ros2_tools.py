@@ -191,7 +191,8 @@ def test_bad_launch_arguments_end_the_launch(workspace, tmp_path):
                                ('audio_common_type:=AudioStamped', 'audio_common_type'),
                                ('audio_common_out:=yes', 'audio_common_out'),
                                (f'config:={tmp_path / "nope.yaml"}', 'nope.yaml'),
-                               (f'input_wav:={tmp_path / "nope.wav"}', 'nope.wav')):
+                               (f'input_wav:={tmp_path / "nope.wav"}', 'nope.wav'),
+                               (f'models_dir:={tmp_path / "nope"}', 'models_dir')):
         t0 = time.monotonic()
         result = run(workspace, f'ros2 launch kame_ros agent.launch.py {arguments}', 60)
         assert result.returncode != 0, arguments

@@ -23,12 +23,12 @@ import time
 import rclpy
 from rclpy.parameter import Parameter
 
-from kame_ros.models import model_dir, ModelError
+from kame_ros.models import model_dir, ModelError, use_models_dir
 from kame_ros.nodes.registry import node_class
 from kame_ros.ros.audio_common import AudioCommonMissing, messages
 from kame_ros.ros.config import ConfigError, models_in_config, read_parameters_file
 from kame_ros.ros.spin import ignore_stop_signals, init_ros, Spinner, Stopped
-from kame_ros.run import add_audio_common_options, find_default_config
+from kame_ros.run import add_audio_common_options, add_models_option, find_default_config
 from kame_ros.tools.inputs import check_bag, check_input_wav, check_out, InputError
 from kame_ros.tools.monitor import AgentMonitor
 
@@ -63,6 +63,7 @@ def parse(argv: list[str]) -> tuple[argparse.Namespace, list[str]]:
                         'keeps up (WAV only); the timeline stays on the input time')
     p.add_argument('--ready-timeout-s', type=float, default=300.0)
     add_audio_common_options(p)
+    add_models_option(p)
     return p.parse_args(argv), ros_args
 
 
@@ -219,6 +220,11 @@ def check_inputs(opts: argparse.Namespace) -> None:
 
 def check_models(opts: argparse.Namespace) -> None:
     """Verify the pinned models the run loads (hashed only when new or changed), as InputError."""
+    if opts.models:
+        try:
+            use_models_dir(opts.models)  # for the nodes too: they run in this process
+        except ModelError as err:
+            raise InputError(f'--models {err}') from None
     try:
         data = read_parameters_file(opts.config or find_default_config())
     except ConfigError as err:
