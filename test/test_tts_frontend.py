@@ -7,7 +7,8 @@ import numpy as np
 import pytest
 
 from kame_ros.audio.frames import float_to_int16
-from kame_ros.frontend.tts_engine import ACK_TRIM_LEVEL, TtsFrontEnd, word_marks
+from kame_ros.frontend.speech_audio import ACK_TRIM_LEVEL, word_marks
+from kame_ros.frontend.tts_engine import TtsFrontEnd
 from kame_ros.oracle.events import OracleEvent
 from kame_ros.stt.events import TranscriptEvent
 from polling import wait_for
@@ -193,7 +194,7 @@ def test_a_reply_opening_is_said_before_its_sentence_ends_and_joins_it_without_a
     fe.on_oracle(OracleEvent('oracle.append', 1, 1, 0, ' Paris.'))
     fe.on_oracle(OracleEvent('oracle.done', 1, 1, 0))
     synthesized(fe, opening)
-    assert wait_for(lambda: not fe._jobs.unfinished_tasks, 30)
+    assert wait_for(lambda: not fe.synthesis.busy, 30)
     untrimmed, _ = float_to_int16(fe.tts('Paris.'))
     assert abs(int(fe._audio[opening])) > ACK_TRIM_LEVEL, 'the rest starts on its first sound'
     assert len(fe._audio) - opening < len(untrimmed)

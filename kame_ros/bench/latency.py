@@ -31,7 +31,7 @@ from kame_ros.bench.cascade import CascadeTimes, PlainCascade
 from kame_ros.bench.knowledge import espeak_voice, run_agent, score
 from kame_ros.bench.knowledge_set import Question, QUESTIONS
 from kame_ros.bench.report import write_results
-from kame_ros.frontend.tts_engine import word_marks
+from kame_ros.frontend.speech_audio import word_marks
 from kame_ros.oracle.events import APPEND, RESET
 from kame_ros.ros.spin import yield_idle_cores
 from kame_ros.stt.events import FINAL
