@@ -106,7 +106,8 @@ def test_runner_refuses_bad_config_and_input_at_once(tmp_path, processes):
     (tmp_path / 'bad.yaml').write_text('oracle: [')
     for args, message in ((['--config', str(tmp_path / 'bad.yaml')], 'not valid YAML'),
                           (['--config', str(tmp_path / 'nope.yaml')], 'cannot read'),
-                          (['--input', str(tmp_path / 'nope.wav')], 'no such file')):
+                          (['--input', str(tmp_path / 'nope.wav')], 'no such file'),
+                          (['--models', str(tmp_path / 'nope')], 'no such directory')):
         proc = processes.start('kame_ros_run', *args)
         assert proc.wait(timeout=20) != 0
         log = processes.log(proc)
