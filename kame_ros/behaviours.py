@@ -52,58 +52,76 @@ def _contains(heard: list[str], phrase: list[str]) -> bool:
     return any(heard[i:i + len(phrase)] == phrase for i in range(len(heard) - len(phrase) + 1))
 
 
-class WaitForUtterance(py_trees.behaviour.Behaviour):
+class _Await(py_trees.behaviour.Behaviour):
+    """SUCCESS when an event that ``matches`` arrives after the behaviour started."""
+
+    LABEL = ''  # the event's field shown as the feedback message
+
+    def __init__(self, name: str, subscribe: Callable[[Callable], None]) -> None:
+        """Subscribe to the client's events from now on."""
+        super().__init__(name)
+        self.event = None
+        self._events: deque = deque(maxlen=32)
+        subscribe(self._events.append)
+
+    def matches(self, event) -> bool:
+        """Tell whether ``event`` is the one awaited."""
+        raise NotImplementedError
+
+    def initialise(self) -> None:
+        """Forget what came before."""
+        self._events.clear()
+        self.event = None
+
+    def update(self) -> Status:
+        """Return RUNNING until a matching event arrives."""
+        while self._events:
+            event = self._events.popleft()
+            if self.matches(event):
+                self.event = event
+                self.feedback_message = getattr(event, self.LABEL)
+                return Status.SUCCESS
+        return Status.RUNNING
+
+
+class WaitForUtterance(_Await):
     """SUCCESS when the user finishes a sentence (with one of ``any_of`` in it, if given)."""
+
+    LABEL = 'text'
 
     def __init__(self, name: str, client: AgentClient, any_of: Iterable[str] = ()) -> None:
         """Listen from now on; only finals heard after the behaviour starts count."""
-        super().__init__(name)
+        super().__init__(name, client.on_final)
         self.phrases = [words(p) for p in any_of]
-        self.heard: TranscriptEvent | None = None
-        self._finals: deque[TranscriptEvent] = deque(maxlen=32)
-        client.on_final(self._finals.append)
 
-    def initialise(self) -> None:
-        """Forget what was said before."""
-        self._finals.clear()
-        self.heard = None
+    @property
+    def heard(self) -> TranscriptEvent | None:
+        """Return the final transcript that matched."""
+        return self.event
 
-    def update(self) -> Status:
-        """Return RUNNING until a matching final transcript arrives."""
-        while self._finals:
-            final = self._finals.popleft()
-            if not self.phrases or any(_contains(words(final.text), p) for p in self.phrases):
-                self.heard = final
-                self.feedback_message = final.text
-                return Status.SUCCESS
-        return Status.RUNNING
+    def matches(self, event: TranscriptEvent) -> bool:
+        """Tell whether the sentence has one of the phrases (any sentence without phrases)."""
+        return not self.phrases or any(_contains(words(event.text), p) for p in self.phrases)
 
 
-class WaitForIntent(py_trees.behaviour.Behaviour):
+class WaitForIntent(_Await):
     """SUCCESS when the oracle proposes an allowlisted intent (one of ``commands``, if given)."""
+
+    LABEL = 'command'
 
     def __init__(self, name: str, client: AgentClient, commands: Iterable[str] = ()) -> None:
         """``commands`` are names (``navigate_to``) or whole commands (``stop()``)."""
-        super().__init__(name)
+        super().__init__(name, client.on_intent)
         self.commands = set(commands)
-        self.intent: IntentMessage | None = None
-        self._intents: deque[IntentMessage] = deque(maxlen=32)
-        client.on_intent(self._intents.append)
 
-    def initialise(self) -> None:
-        """Forget intents proposed before."""
-        self._intents.clear()
-        self.intent = None
+    @property
+    def intent(self) -> IntentMessage | None:
+        """Return the intent that matched."""
+        return self.event
 
-    def update(self) -> Status:
-        """Return RUNNING until a matching intent arrives."""
-        while self._intents:
-            intent = self._intents.popleft()
-            if not self.commands or self.commands & {intent.name, intent.command}:
-                self.intent = intent
-                self.feedback_message = intent.command
-                return Status.SUCCESS
-        return Status.RUNNING
+    def matches(self, event: IntentMessage) -> bool:
+        """Tell whether the intent is one of the commands (any intent without commands)."""
+        return not self.commands or bool(self.commands & {event.name, event.command})
 
 
 class SetMuted(py_trees.behaviour.Behaviour):
