@@ -3,7 +3,13 @@
 """
 kame_ros: the KAME tandem voice agent packaged for ROS 2 robots.
 
-Sub-packages ``audio`` and ``wire`` are the core: plain Python that never
-imports rclpy, so engines and tests can use them without a ROS graph.
-``ros`` and ``nodes`` are thin adapters that put the core on topics.
+The core never imports rclpy, so engines and tests use it without a ROS
+graph: ``audio`` (frames, WAV, resampling, echo), ``wire`` (the text
+envelope and its payloads), ``settings``, ``models``, ``storage``,
+``words`` and ``worker_thread`` at the bottom; above them the three wings,
+``stt``, ``oracle`` and ``frontend``, each with its engine contract, its
+settings and a factory, and ``records`` (a run's timeline and answer
+ledger). ``ros`` puts the core on topics; ``nodes`` and ``behaviours`` are
+the ROS programs; ``tools`` and ``bench`` are the command lines. The map,
+with how a microphone frame and a final transcript travel: docs/architecture.md.
 """

@@ -38,19 +38,24 @@ from launch.events import Shutdown
 from launch.substitutions import LaunchConfiguration
 from launch_ros.actions import Node
 
+from kame_ros.frontend.engine import FrontEndConfig
 from kame_ros.nodes.registry import BACKEND_NODES, NODE_MODULES
+from kame_ros.oracle.backends.factory import BackendConfig
 from kame_ros.ros.audio_common import messages, TYPES as AUDIO_COMMON_TYPES
 from kame_ros.ros.config import audio_common_nodes, headless_nodes, nodes_in_config
+from kame_ros.settings import choices
+from kame_ros.stt.engine import SttConfig
 
 LIFECYCLE_NODES = ('stt', 'oracle', 'frontend')
 BOOLEAN = ['true', 'false']
-# launch argument -> (node, parameter it overrides, allowed values or None for any)
+# launch argument -> (node, parameter it overrides, allowed values or None for any); the
+# choices are the engines' own settings (kame_ros.settings), not a copy of them.
 OVERRIDES = {
-    'frontend_backend': ('frontend', 'backend', ['moshi', 'tts']),
+    'frontend_backend': ('frontend', 'backend', choices(FrontEndConfig, 'backend')),
     'checkpoint': ('frontend', 'checkpoint', None),
-    'stt_engine': ('stt', 'engine', ['whisper', 'sherpa_onnx']),
+    'stt_engine': ('stt', 'engine', choices(SttConfig, 'engine')),
     'stt_model': ('stt', 'model', None),
-    'llm_backend': ('oracle', 'backend', ['transformers', 'llama_cpp', 'openai']),
+    'llm_backend': ('oracle', 'backend', choices(BackendConfig, 'backend')),
     'llm_model': ('oracle', 'model', None),
     'llm_base_url': ('oracle', 'base_url', None),
 }
@@ -133,7 +138,7 @@ def generate_launch_description():
                                           'the front-end keeps the cores it needs'),
     ]
     arguments += [DeclareLaunchArgument(name, default_value='',
-                                        choices=[''] + choices if choices else None,
+                                        choices=[''] + list(allowed) if allowed else None,
                                         description=f'{node}: {parameter} (empty = YAML)')
-                  for name, (node, parameter, choices) in OVERRIDES.items()]
+                  for name, (node, parameter, allowed) in OVERRIDES.items()]
     return LaunchDescription(arguments + [OpaqueFunction(function=_nodes)])

@@ -5,8 +5,8 @@ import re
 
 import pytest
 
-from kame_ros.agent.timeline import read_events
 from kame_ros.audio.wav import read_wav_24k, write_wav
+from kame_ros.records.timeline import read_events
 from speech_fixtures import hibari_speech
 
 pytest.importorskip('llama_cpp', reason='scripts/setup.sh installs llama-cpp-python')

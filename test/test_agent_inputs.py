@@ -191,7 +191,7 @@ def test_unfinished_conversation_is_an_error_at_the_bound(tmp_path):
 @pytest.mark.slow
 def test_a_bag_from_long_ago_keeps_one_clock(tmp_path):
     """Issue 27: audio on the bag's time and text on the wall clock made two timelines."""
-    from kame_ros.agent.timeline import read_events
+    from kame_ros.records.timeline import read_events
     speech = hibari_speech(QUESTION)
     recorded = 1_700_000_000 * 10**9  # November 2023
     write_bag(tmp_path / 'bag', '/audio/mic', speech, 24000, 1920, t0=recorded,

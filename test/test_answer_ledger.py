@@ -1,7 +1,7 @@
 # Copyright 2026 kame_ros developers
 # SPDX-License-Identifier: Apache-2.0
 """When a headless run has answered every final: by order of arrival, not utterance ids."""
-from kame_ros.agent.answers import AnswerLedger
+from kame_ros.records.answers import AnswerLedger
 
 
 def test_each_final_waits_for_its_answer():

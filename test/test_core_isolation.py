@@ -4,7 +4,8 @@
 The core works without ROS: importing any module of it never loads rclpy or a ROS message.
 
 The core is every layer below ``ros/`` (test_layers.py): audio, wire, stt,
-oracle, frontend, agent, sub-packages included. A robot stack that embeds
+oracle, frontend, records, sub-packages included, and the modules words,
+storage, models, settings and worker_thread. A robot stack that embeds
 the engines in its own process, or a test on a machine without ROS, needs
 exactly this.
 """
@@ -13,7 +14,8 @@ import subprocess
 import sys
 
 ROOT = Path(__file__).resolve().parents[1]
-CORE = ('audio', 'wire', 'stt', 'oracle', 'frontend', 'agent')
+CORE = ('audio', 'wire', 'stt', 'oracle', 'frontend', 'records')
+CORE_MODULES = ('words', 'storage', 'models', 'settings', 'worker_thread')
 ROS_PACKAGES = ('rclpy', 'rcl_interfaces', 'std_msgs', 'sensor_msgs', 'diagnostic_msgs',
                 'std_srvs', 'builtin_interfaces')
 
@@ -21,7 +23,7 @@ ROS_PACKAGES = ('rclpy', 'rcl_interfaces', 'std_msgs', 'sensor_msgs', 'diagnosti
 def core_modules() -> list[str]:
     return sorted('kame_ros.' + '.'.join(p.relative_to(ROOT / 'kame_ros').with_suffix('').parts)
                   for d in CORE for p in (ROOT / 'kame_ros' / d).rglob('*.py')
-                  if p.name != '__init__.py')
+                  if p.name != '__init__.py') + [f'kame_ros.{m}' for m in CORE_MODULES]
 
 
 def loaded_packages(modules: list[str], packages: tuple[str, ...]) -> str:
@@ -37,7 +39,7 @@ def loaded_packages(modules: list[str], packages: tuple[str, ...]) -> str:
 
 def test_core_modules_do_not_import_ros():
     core = core_modules()
-    assert {m.split('.')[1] for m in core} == set(CORE)
+    assert {m.split('.')[1] for m in core} == set(CORE) | set(CORE_MODULES)
     assert 'kame_ros.oracle.backends.llama' in core and 'kame_ros.frontend.export.runtime' in core
     bad = loaded_packages(core, ROS_PACKAGES)
     assert bad == '', f'core imported ROS modules: {bad}'
@@ -46,7 +48,7 @@ def test_core_modules_do_not_import_ros():
 # Types that cross layers, and the implementations their users must not be made to load.
 SHARED_TYPES = ['kame_ros.audio.frames', 'kame_ros.audio.levels', 'kame_ros.wire.text',
                 'kame_ros.wire.messages', 'kame_ros.stt.events', 'kame_ros.stt.errors',
-                'kame_ros.oracle.events', 'kame_ros.frontend.engine', 'kame_ros.agent.timeline']
+                'kame_ros.oracle.events', 'kame_ros.frontend.engine', 'kame_ros.records.timeline']
 IMPLEMENTATIONS = ('torch', 'moshi', 'transformers', 'llama_cpp', 'sherpa_onnx',
                    'faster_whisper', 'onnxruntime', 'hibari', 'matplotlib')
 

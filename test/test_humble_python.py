@@ -21,7 +21,7 @@ ROOT = Path(__file__).resolve().parents[1]
 # The core's types that cross layers, and the plain-Python pieces the nodes are built on.
 CORE_ON_310 = ['kame_ros.audio.frames', 'kame_ros.audio.levels', 'kame_ros.wire.text',
                'kame_ros.wire.messages', 'kame_ros.stt.events', 'kame_ros.oracle.events',
-               'kame_ros.frontend.engine', 'kame_ros.agent.timeline', 'kame_ros.words']
+               'kame_ros.frontend.engine', 'kame_ros.records.timeline', 'kame_ros.words']
 
 
 def python310() -> str:

@@ -3,7 +3,9 @@
 """
 The package's layers: an import never reaches up a layer, and there is no import cycle.
 
-    audio, wire, words, storage, models  ->  stt, oracle, frontend, agent  ->  ros
+    audio, wire, words, storage, models, settings, worker_thread
+    ->  stt, oracle, frontend, records
+    ->  ros
     ->  nodes, behaviours
     ->  tools, bench
     (run.py sits with the tools: it starts nodes)
@@ -15,9 +17,10 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 PACKAGE = ROOT / 'kame_ros'
-LAYERS = {'audio': 0, 'wire': 0, 'stt': 1, 'oracle': 1, 'frontend': 1, 'agent': 1,
+LAYERS = {'audio': 0, 'wire': 0, 'stt': 1, 'oracle': 1, 'frontend': 1, 'records': 1,
           'ros': 2, 'nodes': 3, 'tools': 4, 'bench': 4, 'run': 4, 'words': 0,
-          'storage': 0, 'models': 0, 'behaviours': 3}
+          'storage': 0, 'models': 0, 'worker_thread': 0, 'settings': 0,
+          'behaviours': 3}
 
 
 def module_name(path: Path) -> str:

@@ -3,8 +3,10 @@
 """The one-process runner and the YAML/launch/entry-point contract."""
 import ast
 import configparser
+from dataclasses import fields
 from pathlib import Path
 import re
+import runpy
 
 import numpy as np
 import pytest
@@ -36,8 +38,11 @@ def test_every_config_node_is_registered_with_an_executable():
         for name in names:
             params = node_parameters(data, name)
             cls = node_class(name)
-            source = Path(__import__(cls.__module__, fromlist=['x']).__file__).read_text()
+            module = __import__(cls.__module__, fromlist=['x'])
+            source = Path(module.__file__).read_text()
             declared = set(re.findall(r"declare\(\s*self,\s*'(\w+)'", source))
+            for settings in re.findall(r'declare_settings\(self, (\w+)\)', source):
+                declared |= {f.name for f in fields(getattr(module, settings))}
             if 'enable_autostart(self)' in source:
                 declared.add('autostart')
             assert set(params) <= declared, f'{config.name}:{name} sets undeclared parameters'
@@ -75,11 +80,9 @@ def test_headless_swaps_sound_card_for_files():
 
 
 def test_launch_file_arguments_match_the_yaml():
-    tree = ast.parse((ROOT / 'launch' / 'agent.launch.py').read_text())
-    overrides = next(n.value for n in ast.walk(tree) if isinstance(n, ast.Assign)
-                     and getattr(n.targets[0], 'id', '') == 'OVERRIDES')
+    launch = runpy.run_path(str(ROOT / 'launch' / 'agent.launch.py'))
     agent = yaml.safe_load((ROOT / 'config' / 'agent.yaml').read_text())
-    for argument, (node, parameter, choices) in ast.literal_eval(overrides).items():
+    for argument, (node, parameter, choices) in launch['OVERRIDES'].items():
         assert parameter in node_parameters(agent, node), f'{argument} -> unknown {node}'
         if choices:
             assert node_parameters(agent, node)[parameter] in choices, argument

@@ -11,8 +11,8 @@ the user still hears one acknowledgement per question and one answer.
 import numpy as np
 import pytest
 
-from kame_ros.agent.timeline import read_events
 from kame_ros.audio.wav import write_wav
+from kame_ros.records.timeline import read_events
 from speech_fixtures import hibari_speech
 
 pytest.importorskip('llama_cpp', reason='scripts/setup.sh installs llama-cpp-python')

@@ -45,6 +45,14 @@ def test_round_trip_through_the_envelope(message):
                     'messages': []}, 'final'),
     (AudioInfo, {'sample_rate': 24000.5, 'frame_samples': 1920, 'channels': 1,
                  'sample_format': 'S16LE', 'frame_id': 'm', 'source': 'wav'}, 'sample_rate'),
+    (TranscriptEvent, {'type': 'stt.final', 'utterance_id': '1', 'revision': 0, 'text': 'a',
+                       'audio_start_ns': 0, 'audio_end_ns': 1, 'stamp_ns': 2}, 'utterance_id'),
+    (TranscriptEvent, {'type': 'stt.partial', 'utterance_id': 1, 'revision': 0, 'text': None,
+                       'audio_start_ns': 0, 'audio_end_ns': 1, 'stamp_ns': 2}, 'text'),
+    (OracleEvent, {'type': 'oracle.done', 'reply_id': 1, 'utterance_id': 1, 'revision': 0,
+                   'final': 1}, 'final'),
+    (OracleEvent, {'type': 'oracle.append', 'reply_id': 1.0, 'utterance_id': 1,
+                   'revision': 0}, 'reply_id'),
 ])
 def test_a_missing_or_mistyped_field_is_refused(cls, event, problem):
     with pytest.raises(ValueError, match=problem):
@@ -78,15 +86,21 @@ def test_every_topic_and_payload_is_in_the_one_table():
         row = next((r for r in rows if r.startswith(f'| `{topic.name}` |')), None)
         assert row is not None, f'{topic.name} missing from docs/topics.md'
         assert topic.msg_type.__name__ in row, f'{topic.name}: type not documented'
+        if topic.payload is not None:
+            assert all(f'`{t}`' in row for t in topic.event_types), f'{topic.name}: envelope'
     assert f'`{topics.ENABLE_SERVICE}`' in doc
     samples = {type(m): m for m in SAMPLES}
     assert set(WireMessage.__subclasses__()) <= set(samples), 'a new message needs a sample'
-    types = {m.TYPE: m for m in WireMessage.__subclasses__()}
-    types.update({'stt.partial': TranscriptEvent, 'stt.final': TranscriptEvent})
-    types.update({kind: OracleEvent for kind in KINDS})
+    text_topics = [t for t in declared if t.msg_type.__name__ == 'String']
+    assert all(t.payload is not None for t in text_topics), 'a text topic names its payload'
+    types = {event_type: topic.payload for topic in text_topics
+             for event_type in topic.event_types}
+    assert set(types) == {m.TYPE for m in WireMessage.__subclasses__()} | set(KINDS) | {
+        'stt.partial', 'stt.final'}, 'every payload type travels on a topic'
     for event_type, cls in types.items():
         row = next((r for r in rows if r.startswith(f'| `{event_type}` |')), None)
         assert row is not None, f'envelope type {event_type} missing from docs/topics.md'
+        assert f'`{cls.__name__}`' in row, f'{event_type}: its dataclass is not named'
         documented = set(re.findall(r'`(\w+)`', row.split('|')[4]))
         payload = set(samples[cls].payload())
         assert payload <= documented, f'{event_type}: {payload - documented} not documented'

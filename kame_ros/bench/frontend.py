@@ -24,6 +24,7 @@ from kame_ros.audio.frames import float_to_int16, int16_to_float
 from kame_ros.bench.report import LatencyStats, plot_frames
 from kame_ros.frontend.checkpoint import FrontEndModels
 from kame_ros.frontend.moshi_engine import MoshiFrontEnd
+from kame_ros.frontend.moshi_internals import config
 from kame_ros.oracle.events import OracleEvent
 
 SIZES = {  # name: (dim, layers, heads, depformer dim, depformer layers)
@@ -38,8 +39,7 @@ CPU_SIZES = ['tiny', 'small', 'medium', 'large']
 
 def lm_kwargs(dim: int, layers: int, heads: int, dep_dim: int, dep_layers: int) -> dict:
     """Moshi 7B's LM hyper-parameters with the size knobs replaced (8 + 8 codebooks)."""
-    from moshi.models import loaders
-    return dict(loaders._lm_kwargs, dim=dim, num_layers=layers, num_heads=heads,
+    return dict(config('lm'), dim=dim, num_layers=layers, num_heads=heads,
                 depformer_dim=dep_dim, depformer_num_layers=dep_layers,
                 depformer_num_heads=max(1, dep_dim // 64),
                 depformer_dim_feedforward=int(4.125 * dep_dim), text_card=32000, card=2048)
@@ -48,12 +48,12 @@ def lm_kwargs(dim: int, layers: int, heads: int, dep_dim: int, dep_layers: int) 
 def small_mimi():
     """Mimi's structure at 1/8 width: codec cost small enough to see the LM's."""
     from moshi.models import loaders
-    seanet = dict(loaders._seanet_kwargs, dimension=64, n_filters=8)
-    transformer = dict(loaders._transformer_kwargs, d_model=64, num_heads=4, num_layers=2,
+    seanet = dict(config('seanet'), dimension=64, n_filters=8)
+    transformer = dict(config('transformer'), d_model=64, num_heads=4, num_layers=2,
                        dim_feedforward=256, input_dimension=64, output_dimensions=[64])
-    quantizer = dict(loaders._quantizer_kwargs, dimension=64, input_dimension=64,
+    quantizer = dict(config('quantizer'), dimension=64, input_dimension=64,
                      output_dimension=64)
-    return loaders.get_mimi(None, dict(loaders._mimi_config, seanet=seanet,
+    return loaders.get_mimi(None, dict(config('mimi'), seanet=seanet,
                                        transformer=transformer, quantizer=quantizer))
 
 

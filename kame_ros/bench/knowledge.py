@@ -32,12 +32,12 @@ from typing import Callable
 
 import numpy as np
 
-from kame_ros.agent.timeline import read_events
 from kame_ros.audio.wav import read_wav_24k
 from kame_ros.bench.knowledge_set import Question, QUESTIONS
 from kame_ros.bench.report import write_results
 from kame_ros.oracle.backends.base import BackendError
 from kame_ros.oracle.backends.embedded import DEFAULT_MODEL
+from kame_ros.records.timeline import read_events
 from kame_ros.stt.events import FINAL
 from kame_ros.tools.evaluate import ANSWER_WINDOW_S, build_input, hibari_voice, stats
 from kame_ros.wire.messages import AgentText
@@ -141,12 +141,12 @@ def ask_text(questions: list[Question], settings: dict[str, str]) -> list[Answer
     Screens a model's knowledge in a minute, without speech recognition or
     speech; times are from the question to each streamed word.
     """
-    from kame_ros.oracle.backends.factory import make_backend
+    from kame_ros.oracle.backends.factory import BackendConfig, build_backend
     from kame_ros.oracle.engine import OracleEngine
     from kame_ros.oracle.events import APPEND, DONE
     from kame_ros.stt.events import TranscriptEvent
-    backend = make_backend(settings.get('backend', 'llama_cpp'), model=settings.get('model', ''),
-                           base_url=settings.get('base_url', ''))
+    known = {k: v for k, v in settings.items() if k in ('backend', 'model', 'base_url')}
+    backend = build_backend(BackendConfig(**known))
     backend.load(lambda step: None)
     answers = []
     for k, question in enumerate(questions, start=1):

@@ -25,7 +25,6 @@ import sys
 
 import numpy as np
 
-from kame_ros.agent.timeline import AGENT_SPEECH_START, read_events
 from kame_ros.audio.wav import read_wav_24k
 from kame_ros.bench.cascade import CascadeTimes, PlainCascade
 from kame_ros.bench.knowledge import espeak_voice, run_agent, score
@@ -33,6 +32,7 @@ from kame_ros.bench.knowledge_set import Question, QUESTIONS
 from kame_ros.bench.report import write_results
 from kame_ros.frontend.speech_audio import word_marks
 from kame_ros.oracle.events import APPEND, RESET
+from kame_ros.records.timeline import AGENT_SPEECH_START, read_events
 from kame_ros.ros.spin import yield_idle_cores
 from kame_ros.stt.events import FINAL
 from kame_ros.tools.evaluate import build_input, hibari_voice

@@ -4,7 +4,7 @@
 How much memory the Moshi-7B front-end needs, and which Jetson it fits.
 
 Counted from the real architecture, not quoted: moshi's own ``LMModel``
-and Mimi are built with Moshi 7B's configuration (``loaders._lm_kwargs``)
+and Mimi are built with Moshi 7B's configuration (moshi's ``lm`` configuration)
 on torch's meta device (shapes, no memory), and every figure follows from
 their tensors: weights at bf16 / int8 / int4 (int4 with a bf16 scale per
 group of 32), the temporal transformer's KV cache at the configured
@@ -20,6 +20,8 @@ the CUDA context and TensorRT/cuBLAS workspaces another
 import argparse
 from dataclasses import dataclass
 from pathlib import Path
+
+from kame_ros.frontend.moshi_internals import config
 
 GIB = 2 ** 30
 JETSONS = {'Orin Nano 8 GB': 8, 'Orin NX 16 GB': 16, 'AGX Orin 32 GB': 32, 'AGX Orin 64 GB': 64}
@@ -47,14 +49,14 @@ def footprint(context: int) -> Footprint:
     """Build Moshi 7B and Mimi on the meta device and measure their parts."""
     import torch
     from moshi.models import loaders
-    kwargs = dict(loaders._lm_kwargs, context=context)
+    kwargs = dict(config('lm'), context=context)
     lm = loaders.get_moshi_lm(None, lm_kwargs=kwargs, device='meta', dtype=torch.bfloat16)
     mimi = loaders.get_mimi(None, device='meta')
     dim, layers = kwargs['dim'], kwargs['num_layers']
     kv_temporal = 2 * layers * context * dim * 2  # K and V, bf16
     kv_depth = (2 * kwargs['depformer_num_layers'] * kwargs['depformer_context']
                 * kwargs['depformer_dim'] * 2)
-    mimi_cfg = loaders._transformer_kwargs
+    mimi_cfg = config('transformer')
     mimi_state = 2 * (2 * mimi_cfg['num_layers'] * mimi_cfg['context'] * mimi_cfg['d_model'] * 4)
     hidden = int(kwargs['hidden_scale'] * dim) * 2 // 3  # gated MLP width
     # One token per step: the largest live tensors of a layer, scores over the context, logits.

@@ -20,6 +20,7 @@ import numpy as np
 
 from kame_ros.audio.frames import AudioFrame, FRAME_SAMPLES, int16_to_float, SAMPLE_RATE
 from kame_ros.audio.resample import resample
+from kame_ros.stt.engine import SttConfig
 from kame_ros.stt.whisper_engine import WhisperStt
 from kame_ros.words import words
 
@@ -93,7 +94,8 @@ def main(argv: list[str] | None = None) -> None:
     opts.out.mkdir(parents=True, exist_ok=True)
     print('[bench] synthesizing and aligning sentences...', flush=True)
     audio, timed = build_stream()
-    configs = [('default (partials 0.5 s, end 0.6 s)', {}),
+    configs = [(f'default (partials {SttConfig.partial_interval_s} s, '
+                f'end {SttConfig.end_silence_s} s)', {}),
                ('end of turn after 0.4 s silence', {'end_silence_s': 0.4}),
                ('partials every 1.0 s', {'partial_interval_s': 1.0})]
     results = {}

@@ -12,12 +12,14 @@ unchanged. The layout is moshi's: ``config.json`` (LM kwargs plus
 ``mimi_config_name``), LM and Mimi safetensors and a SentencePiece model;
 without ``config.json`` the Moshi 7B defaults and file names apply.
 """
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 import json
 from pathlib import Path
 from typing import Callable
 
 import torch
+
+from kame_ros.frontend.moshi_internals import config
 
 Progress = Callable[[str], None]
 
@@ -34,6 +36,7 @@ class FrontEndModels:
     oracle_emb: 'torch.nn.Module | None'
     mimi: 'torch.nn.Module'
     tokenizer: object
+    gen_config: dict = field(default_factory=dict)  # the checkpoint's lm_gen_config
 
     @property
     def is_kame(self) -> bool:
@@ -87,7 +90,7 @@ def load_lm(info, device: str, dtype: torch.dtype) -> tuple:
         raise CheckpointError(f'{info.moshi_weights} does not match its config: {err}') from err
     oracle_emb = None
     if oracle_state:
-        kwargs = info.lm_config or loaders._lm_kwargs
+        kwargs = info.lm_config or config('lm')
         oracle_emb = ScaledEmbedding(lm.text_card + 1, lm.dim, norm=kwargs.get('norm_emb', False),
                                      zero_idx=lm.zero_token_id)
         try:
@@ -122,4 +125,4 @@ def load_frontend_models(source: str, device: str = 'cpu', dtype: str = 'float32
     kind = 'KAME (oracle stream)' if oracle_emb is not None else 'stock Moshi'
     progress(f'ready: {kind}, LM {sum(p.numel() for p in lm.parameters()) / 1e6:.1f} M '
              f'parameters, {device}/{dtype}')
-    return FrontEndModels(lm, oracle_emb, mimi, tokenizer)
+    return FrontEndModels(lm, oracle_emb, mimi, tokenizer, dict(info.lm_gen_config or {}))

@@ -20,10 +20,10 @@ encoder's left padding and, from the model's point of view, lies in the past.
 
 ``step`` never waits for the oracle: events only update the timeline.
 """
-from dataclasses import dataclass
+from dataclasses import asdict, dataclass, fields
 import threading
 import time
-from typing import Callable
+from typing import Any, Callable
 
 import numpy as np
 import torch
@@ -31,8 +31,9 @@ import torch
 from kame_ros.audio.frames import float_to_int16, FRAME_SAMPLES, int16_to_float
 from kame_ros.frontend.budget import FrameBudget
 from kame_ros.frontend.checkpoint import FrontEndModels
-from kame_ros.frontend.engine import FrameOutput, MODES
+from kame_ros.frontend.engine import FrameOutput, FrontEndEngine, MODES
 from kame_ros.frontend.guide import TextGuide
+from kame_ros.frontend.moshi_internals import streaming_state
 from kame_ros.frontend.oracle_timeline import OracleTimeline
 from kame_ros.frontend.text_tokens import IncrementalTokenizer
 from kame_ros.oracle.events import APPEND, DONE, OracleEvent, RESET
@@ -41,16 +42,28 @@ from kame_ros.stt.events import TranscriptEvent
 
 @dataclass(frozen=True)
 class SamplingConfig:
-    """LMGen's sampling knobs (moshi's defaults)."""
+    """
+    LMGen's sampling knobs that the user chose; None leaves each to the checkpoint.
 
-    use_sampling: bool = True
-    temp: float = 0.8
-    temp_text: float = 0.7
-    top_k: int = 250
-    top_k_text: int = 25
+    A checkpoint may state its own generation defaults (moshi's
+    ``lm_gen_config``, as moshi's server applies them); what it does not
+    state is LMGen's default. Nothing here restates moshi's numbers.
+    """
+
+    use_sampling: bool | None = None
+    temp: float | None = None
+    temp_text: float | None = None
+    top_k: int | None = None
+    top_k_text: int | None = None
+
+    def lmgen_kwargs(self, checkpoint: dict) -> dict:
+        """Return LMGen's sampling arguments: the checkpoint's, overridden by the set ones."""
+        names = {f.name for f in fields(self)}
+        chosen = {name: value for name, value in asdict(self).items() if value is not None}
+        return {**{k: v for k, v in checkpoint.items() if k in names}, **chosen}
 
 
-class MoshiFrontEnd:
+class MoshiFrontEnd(FrontEndEngine):
     """Streams one conversation through Moshi (or KAME) frame by frame."""
 
     def __init__(self, models: FrontEndModels, mode: str = 'auto',
@@ -86,9 +99,7 @@ class MoshiFrontEnd:
                                    guide_min_ready_tokens)
             hooks = {'on_text_logits_hook': self.guide.on_text_logits,
                      'on_text_hook': self.guide.on_text_token}
-        self.lm_gen = LMGen(lm, use_sampling=sampling.use_sampling, temp=sampling.temp,
-                            temp_text=sampling.temp_text, top_k=sampling.top_k,
-                            top_k_text=sampling.top_k_text, **hooks)
+        self.lm_gen = LMGen(lm, **sampling.lmgen_kwargs(models.gen_config), **hooks)
         self._vocab_size = models.tokenizer.vocab_size()
         self.budget = FrameBudget()
         self.reply_order = (0, 0)
@@ -112,7 +123,7 @@ class MoshiFrontEnd:
         if self.mode == 'kame':
             lm = self.models.lm
             self._oracle_sum = torch.zeros(1, 1, lm.dim, device=lm.device, dtype=lm.dtype)
-            self.lm_gen._streaming_state.condition_sum = self._oracle_sum
+            streaming_state(self.lm_gen).condition_sum = self._oracle_sum
         self._streaming = stack
 
     def warmup(self, frames: int = 3) -> float:
@@ -132,6 +143,11 @@ class MoshiFrontEnd:
         if self._streaming is not None:
             self._streaming.close()
             self._streaming = None
+
+    def stats(self) -> dict[str, Any]:
+        """Return the frame budget and how the oracle timeline was fed."""
+        return {**super().stats(), 'mode': self.mode,
+                **{f'oracle_{k}': v for k, v in vars(self.timeline.stats).items()}}
 
     def on_oracle(self, event: OracleEvent) -> None:
         """Take one oracle event (any thread); stale replies are ignored."""

@@ -20,6 +20,8 @@ sounds give different codes.
 import json
 from pathlib import Path
 
+from kame_ros.frontend.moshi_internals import config
+
 SENTENCES = ['ABCDEFGHIJKLMNOPQRSTUVWXYZ abcdefghijklmnopqrstuvwxyz 0123456789 .,?!',
              'the robot is in the kitchen', 'paris is the capital of france',
              'what is the weather like today', 'hello there how are you',
@@ -44,13 +46,12 @@ def tiny_lm_kwargs(text_card: int, dim: int = 32, layers: int = 2) -> dict:
 
 def tiny_mimi_config() -> dict:
     """Mimi's architecture (24 kHz, 12.5 Hz, split RVQ) at a few percent of its width."""
-    from moshi.models import loaders
-    seanet = dict(loaders._seanet_kwargs, dimension=32, n_filters=4)
-    transformer = dict(loaders._transformer_kwargs, d_model=32, num_heads=2, num_layers=1,
+    seanet = dict(config('seanet'), dimension=32, n_filters=4)
+    transformer = dict(config('transformer'), d_model=32, num_heads=2, num_layers=1,
                        dim_feedforward=64, input_dimension=32, output_dimensions=[32])
-    quantizer = dict(loaders._quantizer_kwargs, dimension=16, n_q=8, bins=64,
+    quantizer = dict(config('quantizer'), dimension=16, n_q=8, bins=64,
                      input_dimension=32, output_dimension=32)
-    return dict(loaders._mimi_config, seanet=seanet, transformer=transformer,
+    return dict(config('mimi'), seanet=seanet, transformer=transformer,
                 quantizer=quantizer)
 
 
@@ -128,7 +129,7 @@ def save_checkpoint(directory: Path, kame: bool, seed: int = 0, **lm_overrides) 
     fit_codebooks(mimi, fitting_audio(seed=seed))
     save_file({k: v.contiguous() for k, v in mimi.state_dict().items()},
               str(directory / 'mimi.safetensors'))
-    config = dict(lm_kwargs, moshi_name='model.safetensors', mimi_name='mimi.safetensors',
-                  tokenizer_name=tokenizer.name, mimi_config_name='mimi_config.json')
-    (directory / 'config.json').write_text(json.dumps(config))
+    manifest = dict(lm_kwargs, moshi_name='model.safetensors', mimi_name='mimi.safetensors',
+                    tokenizer_name=tokenizer.name, mimi_config_name='mimi_config.json')
+    (directory / 'config.json').write_text(json.dumps(manifest))
     return directory

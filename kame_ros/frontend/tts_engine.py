@@ -16,12 +16,13 @@ final, not voice activity: the robot's own echo cannot stop it).
 import functools
 import threading
 import time
+from typing import Any
 
 import numpy as np
 
 from kame_ros.audio.frames import float_to_int16, FRAME_SAMPLES
 from kame_ros.frontend.budget import FrameBudget
-from kame_ros.frontend.engine import FrameOutput
+from kame_ros.frontend.engine import FrameOutput, FrontEndEngine
 from kame_ros.frontend.reply_text import ReplyText
 from kame_ros.frontend.say_queue import Done, SayQueue, Segment
 from kame_ros.frontend.speech_audio import trim, word_marks
@@ -35,7 +36,7 @@ from kame_ros.words import words
 DEFAULT_VOICE, DEFAULT_VOICE_MODEL = 'heart', 'hibari-heart'
 
 
-class TtsFrontEnd:
+class TtsFrontEnd(FrontEndEngine):
     """Acknowledge, then read the oracle reply aloud, one frame per step."""
 
     def __init__(self, voice: str = DEFAULT_VOICE, acknowledgement: str = 'Okay.',
@@ -61,15 +62,12 @@ class TtsFrontEnd:
                                    self._reply_audio)
         self._frame = 0
 
-    @property
-    def acks(self) -> int:
-        """Return the acknowledgements said (on /diagnostics)."""
-        return self.turns.acks
+    acks = property(lambda self: self.turns.acks)
+    acks_skipped = property(lambda self: self.turns.acks_skipped)  # had one, or answer ready
 
-    @property
-    def acks_skipped(self) -> int:
-        """Return the acknowledgements not said: the turn had one, or its answer was ready."""
-        return self.turns.acks_skipped
+    def stats(self) -> dict[str, Any]:
+        """Return the frame budget and the acknowledgements said and skipped."""
+        return {**super().stats(), 'acks': self.acks, 'acks_skipped': self.acks_skipped}
 
     def warmup(self, frames: int = 1) -> float:
         """Synthesize the acknowledgement now (also warms hibari up for the first sentence)."""

@@ -13,44 +13,48 @@ duplex), so ROS callbacks only enqueue. If compute falls behind, the
 oldest queued input frames are dropped (counted) to keep latency bounded:
 every frame's compute time and deadline misses go to /diagnostics.
 """
-from pathlib import Path
-
 import numpy as np
 from rclpy.lifecycle import LifecycleNode, LifecycleState, TransitionCallbackReturn
 from std_msgs.msg import Bool
 
 from kame_ros.audio.frames import AudioFrame, FRAME_NS
-from kame_ros.frontend.engine import FrontEndEngine, MODES
-from kame_ros.oracle.events import KINDS, OracleEvent
+from kame_ros.frontend.engine import FrontEndConfig, FrontEndEngine
+from kame_ros.frontend.factory import build_frontend
+from kame_ros.oracle.events import OracleEvent
 from kame_ros.ros.agent_hooks import AgentHooks
 from kame_ros.ros.audio_in import AudioInput
 from kame_ros.ros.audio_out import AudioOutput
 from kame_ros.ros.diagnostics import Diagnostics, ERROR, Health, OK, WARN
 from kame_ros.ros.lifecycle import (enable_autostart, Interfaces,
                                     refuse_changes_while_configured)
-from kame_ros.ros.params import declare
+from kame_ros.ros.params import declare, declare_settings
 from kame_ros.ros.spin import run_nodes
 from kame_ros.ros.text_io import TextInput, TextOutput
 from kame_ros.ros.topics import (FRONTEND_TEXT, MIC_AUDIO, ORACLE_EVENTS, SPEAKER_AUDIO,
                                  STT_FINAL, USER_SPEAKING)
-from kame_ros.stt.events import FINAL, TranscriptEvent
+from kame_ros.settings import check
+from kame_ros.stt.events import TranscriptEvent
 from kame_ros.wire.messages import AgentText
-from kame_ros.wire.worker import FrameWorker
+from kame_ros.worker_thread import DropOldestWorker
 
 
 class FrontEndNode(LifecycleNode):
     """Runs Moshi/KAME (or the TTS fallback) on the 80 ms audio clock."""
 
     def __init__(self, **kwargs) -> None:
-        """Declare parameters; they are read, and models load, in configure."""
+        """Declare parameters and every member; they are read, and models load, in configure."""
         super().__init__('frontend', **kwargs)
         self._read_parameters()
         self.engine: FrontEndEngine | None = None
         self.error = ''
         self.frames_out = 0
-        self.worker: FrameWorker | None = None
+        self.worker: DropOldestWorker | None = None
         self.hooks: AgentHooks | None = None
         self.audio_in: AudioInput | None = None
+        self.out: AudioOutput | None = None
+        self.text_out: TextOutput | None = None
+        self.oracle_in: TextInput | None = None
+        self.final_in: TextInput | None = None
         self.interfaces = Interfaces(self)
         self.diagnostics = Diagnostics(self, self._health)
         refuse_changes_while_configured(self, lambda: self.engine is not None)
@@ -58,34 +62,7 @@ class FrontEndNode(LifecycleNode):
 
     def _read_parameters(self) -> None:
         """Declare (first call) and read every parameter."""
-        self.backend = declare(self, 'backend', 'moshi', 'moshi (Moshi/KAME) or tts (hibari)')
-        self.checkpoint = declare(self, 'checkpoint', 'kyutai/moshiko-pytorch-bf16',
-                                  'moshi: local checkpoint directory or Hugging Face repo')
-        self.device = declare(self, 'device', 'cpu', 'moshi: torch device (cpu, cuda)')
-        self.dtype = declare(self, 'dtype', 'float32', 'moshi: float32 or bfloat16')
-        self.mode = declare(self, 'mode', 'auto',
-                            f'moshi oracle mode: {", ".join(MODES)} (auto = kame if the '
-                            'checkpoint has oracle_emb, else guided)')
-        self.seed = declare(self, 'seed', 0, 'moshi: sampling seed', 0, 2**31 - 1)
-        self.temp = declare(self, 'temp', 0.8, 'moshi: audio sampling temperature', 0.0, 2.0)
-        self.temp_text = declare(self, 'temp_text', 0.7, 'moshi: text sampling temperature',
-                                 0.0, 2.0)
-        self.guide_min_ready_tokens = declare(
-            self, 'guide_min_ready_tokens', 3,
-            'guided: oracle tokens ready before the guide may take over', 1, 100)
-        self.runtime = declare(self, 'runtime', 'torch',
-                               'moshi: torch, or onnx (exported graphs on onnxruntime: '
-                               'TensorRT -> CUDA -> CPU)')
-        self.onnx_dir = declare(self, 'onnx_dir', '',
-                                'onnx: exported graphs; exported there on first use; empty = '
-                                '~/.cache/kame_ros/onnx/<checkpoint>-<precision>')
-        self.onnx_precision = declare(self, 'onnx_precision', 'fp32',
-                                      'onnx: fp32, int8 (dynamic, CPU), or the LM graphs in fp16 '
-                                      'or int8w (weight-only int8)')
-        self.trt_fp16 = declare(self, 'trt_fp16', False, 'onnx on TensorRT: fp16 engines')
-        self.voice = declare(self, 'voice', 'heart', 'tts: hibari voice')
-        self.acknowledgement = declare(self, 'acknowledgement', 'Okay.',
-                                       'tts: said at once when the user finishes a turn')
+        self.config = declare_settings(self, FrontEndConfig)
         self.max_queue_frames = declare(
             self, 'max_queue_frames', 4,
             'Input frames allowed to wait; older ones are dropped to bound latency', 1, 100)
@@ -95,56 +72,26 @@ class FrontEndNode(LifecycleNode):
         self._read_parameters()
         log = self.get_logger()
         try:
-            # Each backend's modules are imported only when chosen: tts needs no torch.
-            if self.backend == 'moshi':
-                self.engine = self._moshi_engine()
-            elif self.backend == 'tts':
-                from kame_ros.frontend.tts_engine import TtsFrontEnd
-                self.engine = TtsFrontEnd(self.voice, self.acknowledgement)
-            else:
-                raise ValueError(f'unknown backend {self.backend!r} (moshi or tts)')
+            check(self.config)
+            self.engine = build_frontend(self.config, log.info)
             log.info(f'warming up: {self.engine.warmup():.1f} s')
         except (RuntimeError, ValueError, OSError, ImportError) as err:
             # (CheckpointError and ExportError are RuntimeErrors with a clear message)
-            self.error = f'{type(err).__name__}: {err}'
+            self.engine, self.error = None, f'{type(err).__name__}: {err}'
             log.error(f'cannot configure the front-end: {self.error}')
             return TransitionCallbackReturn.FAILURE
         self.error = ''
-        self.worker = FrameWorker('frontend-loop', self._process, self.max_queue_frames,
-                                  self._on_drop)
+        self.worker = DropOldestWorker('frontend-loop', self._process, self.max_queue_frames,
+                                       self._on_drop)
         track = self.interfaces.track
         self.out = track(AudioOutput(self, SPEAKER_AUDIO, 'speaker_link', lifecycle=True))
         self.text_out = track(TextOutput(self, FRONTEND_TEXT, lifecycle=True))
         self.hooks = AgentHooks(self, self.interfaces, self.engine.say, self.engine.cancel_say)
         self.audio_in = track(AudioInput(self, MIC_AUDIO, self._hear))
-        self.oracle_in = track(TextInput(self, ORACLE_EVENTS, self._on_oracle, KINDS,
-                                         OracleEvent.from_event))
-        self.final_in = track(TextInput(self, STT_FINAL, self._on_final, (FINAL,),
-                                        TranscriptEvent.from_event))
+        self.oracle_in = track(TextInput(self, ORACLE_EVENTS, self._on_oracle))
+        self.final_in = track(TextInput(self, STT_FINAL, self._on_final))
         self.interfaces.subscription(USER_SPEAKING, self._on_user_speaking)
         return super().on_configure(state)
-
-    def _moshi_engine(self) -> FrontEndEngine:
-        """Load the Moshi/KAME checkpoint (torch, moshi) and build its engine."""
-        from kame_ros.frontend.checkpoint import load_frontend_models
-        from kame_ros.frontend.moshi_engine import MoshiFrontEnd, SamplingConfig
-        models = load_frontend_models(self.checkpoint, self.device, self.dtype,
-                                      lambda step: self.get_logger().info(f'[moshi] {step}'))
-        return MoshiFrontEnd(models, self.mode,
-                             SamplingConfig(temp=self.temp, temp_text=self.temp_text),
-                             self.seed, self.guide_min_ready_tokens, self._exported(models))
-
-    def _exported(self, models):
-        """Return the onnxruntime graphs when ``runtime`` is onnx (exported on first use)."""
-        if self.runtime == 'torch':
-            return None
-        if self.runtime != 'onnx':
-            raise ValueError(f'unknown runtime {self.runtime!r} (torch or onnx)')
-        from kame_ros.frontend.export.runtime import default_export_dir, load_or_export
-        directory = Path(self.onnx_dir) if self.onnx_dir else default_export_dir(
-            self.checkpoint, self.onnx_precision)
-        return load_or_export(models, directory, self.onnx_precision, self.trt_fp16,
-                              progress=lambda step: self.get_logger().info(f'[onnx] {step}'))
 
     def on_activate(self, state: LifecycleState) -> TransitionCallbackReturn:
         """Start the frame loop."""
@@ -152,9 +99,11 @@ class FrontEndNode(LifecycleNode):
         self.hooks.activate()
         self.engine.start()
         self.worker.start()
-        self.get_logger().info(f'front-end active ({self.backend}'
-                               f'{", " + self.engine.mode if self.backend == "moshi" else ""}'
-                               f'{", onnxruntime" if self.runtime == "onnx" else ""})')
+        config = self.config
+        moshi = config.backend == 'moshi'
+        self.get_logger().info(f'front-end active ({config.backend}'
+                               f'{", " + self.engine.mode if moshi else ""}'
+                               f'{", onnxruntime" if moshi and config.runtime == "onnx" else ""})')
         return result
 
     def on_deactivate(self, state: LifecycleState) -> TransitionCallbackReturn:
@@ -166,12 +115,13 @@ class FrontEndNode(LifecycleNode):
         """Destroy the topics and the service, release the models."""
         self.interfaces.release()
         self.audio_in = self.worker = self.engine = self.hooks = None
-        return TransitionCallbackReturn.SUCCESS
+        self.out = self.text_out = self.oracle_in = self.final_in = None
+        return super().on_cleanup(state)
 
     def on_shutdown(self, state: LifecycleState) -> TransitionCallbackReturn:
         """Stop the frame loop whatever the state."""
         self.close()
-        return TransitionCallbackReturn.SUCCESS
+        return super().on_shutdown(state)
 
     def _halt(self) -> None:
         if self.worker is not None and self.worker.stop():
@@ -218,16 +168,10 @@ class FrontEndNode(LifecycleNode):
     def _health(self) -> Health:
         if self.engine is None:
             return Health(ERROR if self.error else WARN, self.error or 'not configured')
-        values = {'backend': self.backend, 'runtime': self.runtime,
+        values = {'backend': self.config.backend, 'runtime': self.config.runtime,
                   'enabled': self.hooks.enabled, 'say_requests': self.hooks.requests,
                   'frames_in': self.worker.received if self.worker is not None else 0,
-                  'frames_out': self.frames_out, **self.engine.budget.summary()}
-        for counter in ('acks', 'acks_skipped'):  # the tts front-end's turn-taking
-            if hasattr(self.engine, counter):
-                values[counter] = getattr(self.engine, counter)
-        timeline = getattr(self.engine, 'timeline', None)
-        if timeline is not None:
-            values.update({f'oracle_{k}': v for k, v in vars(timeline.stats).items()})
+                  'frames_out': self.frames_out, **self.engine.stats()}
         if self.audio_in is not None:
             values.update(self.audio_in.drops.as_values())
         values.update(self.hooks.drops.as_values())

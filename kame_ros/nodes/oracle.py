@@ -14,7 +14,7 @@ With an ``intents`` allowlist it also proposes robot commands for final
 utterances on ``agent/intents`` (kame_ros.oracle.intents), scored on their
 own worker thread by a float copy of the model: int8 dynamic quantization
 moves per-token log-probabilities by about a nat, more than the margin the
-decision rests on (measured: int8 sent "Open the front door." to stop()).
+decision rests on (docs/measurements.md, "Figures behind the code").
 """
 import statistics
 
@@ -22,7 +22,7 @@ from rclpy.lifecycle import LifecycleNode, LifecycleState, TransitionCallbackRet
 from std_msgs.msg import String
 
 from kame_ros.oracle.backends.base import BackendError
-from kame_ros.oracle.backends.factory import BACKENDS, make_backend
+from kame_ros.oracle.backends.factory import BackendConfig, build_backend, make_backend
 from kame_ros.oracle.engine import OracleEngine
 from kame_ros.oracle.events import OracleEvent
 from kame_ros.oracle.intents import IntentProposer, parse_allowlist
@@ -31,14 +31,16 @@ from kame_ros.oracle.scheduler import OracleScheduler, Restart, SchedulerConfig
 from kame_ros.ros.diagnostics import Diagnostics, ERROR, Health, OK, WARN
 from kame_ros.ros.lifecycle import (enable_autostart, Interfaces,
                                     refuse_changes_while_configured)
-from kame_ros.ros.params import declare, declare_strings
+from kame_ros.ros.params import declare, declare_settings, declare_strings
 from kame_ros.ros.spin import run_nodes
-from kame_ros.ros.text_io import TextInput, TextOutput
+from kame_ros.ros.text_io import drop_reason, TextInput, TextOutput
 from kame_ros.ros.topics import (FRONTEND_TEXT, INTENTS, ORACLE_EVENTS, ORACLE_PROMPT,
                                  ROBOT_CONTEXT, STT_FINAL, STT_PARTIAL)
-from kame_ros.stt.events import FINAL, PARTIAL, TranscriptEvent
+from kame_ros.settings import check
+from kame_ros.stt.events import TranscriptEvent
+from kame_ros.wire.drops import DropLedger
 from kame_ros.wire.messages import AgentText, OraclePrompt, parse_user_text, RobotContext
-from kame_ros.wire.worker import FrameWorker
+from kame_ros.worker_thread import DropOldestWorker
 
 MAX_CONTEXT_CHARS = 2000
 MAX_INTENT_QUEUE = 4
@@ -50,17 +52,21 @@ class OracleNode(LifecycleNode):
     """Streams the LLM's latest candidate reply as reset/append/done events."""
 
     def __init__(self, **kwargs) -> None:
-        """Declare parameters; they are read, and everything heavy happens, in configure."""
+        """Declare parameters and every member; they are read, and models load, in configure."""
         super().__init__('oracle', **kwargs)
         self._read_parameters()
         self.engine: OracleEngine | None = None
         self.intents: IntentProposer | None = None
-        self.intent_worker: FrameWorker[TranscriptEvent] | None = None
+        self.intent_worker: DropOldestWorker[TranscriptEvent] | None = None
         self.intent_counts = {'published': 0, 'below_threshold': 0, 'errors': 0}
         self.robot_context = ''
+        self.context_drops = DropLedger()
         self.error = ''
         self._closed = False
         self.inputs: list[TextInput] = []
+        self.events_out: TextOutput | None = None
+        self.intents_out: TextOutput | None = None
+        self.prompt_out: TextOutput | None = None
         self.interfaces = Interfaces(self)
         self.diagnostics = Diagnostics(self, self._health)
         refuse_changes_while_configured(self, lambda: self.engine is not None)
@@ -68,24 +74,7 @@ class OracleNode(LifecycleNode):
 
     def _read_parameters(self) -> None:
         """Declare (first call) and read every parameter."""
-        self.backend_kind = declare(self, 'backend', 'llama_cpp',
-                                    f'LLM backend: one of {", ".join(BACKENDS)}')
-        self.model = declare(self, 'model', '',
-                             'Model dir/GGUF file or embedded model name (transformers, '
-                             'llama_cpp: qwen2.5-coder-1.5b, smollm2-135m) or served model name '
-                             '(openai); empty = embedded Qwen2.5-Coder-1.5B-Instruct')
-        self.quantization = declare(self, 'quantization', 'int8',
-                                    'transformers: none, int8 (CPU) or 4bit (CUDA)')
-        self.threads = declare(self, 'threads', 0,
-                               'CPU threads for local models; 0 = the library default '
-                               '(llama.cpp: half the cores to generate; torch: all)', 0, 256)
-        self.base_url = declare(self, 'base_url', '',
-                                'openai: server URL, e.g. http://gpu-box:8000/v1')
-        self.api_key_env = declare(self, 'api_key_env', 'OPENAI_API_KEY',
-                                   'openai: environment variable holding the API token')
-        self.timeout_s = declare(self, 'timeout_s', 10.0,
-                                 'openai: seconds to wait for the next streamed chunk', 0.1, 300.0)
-        self.max_retries = declare(self, 'max_retries', 1, 'openai: connection retries', 0, 10)
+        self.backend_config = declare_settings(self, BackendConfig)
         self.max_tokens = declare(self, 'max_tokens', 60, 'Longest reply in tokens', 1, 1024)
         self.generation_nice = declare(self, 'generation_nice', 10,
                                        'CPU niceness of generations on partial transcripts: '
@@ -95,12 +84,7 @@ class OracleNode(LifecycleNode):
         self.max_turns = declare(self, 'max_turns', 1, 'Finished exchanges remembered', 0, 100)
         self.system_prompt = declare(self, 'system_prompt', '',
                                      'System prompt ({max_words} is filled in); empty = default')
-        self.scheduler_config = SchedulerConfig(
-            declare(self, 'poll_interval_s', 0.5, 'How often to look at the latest transcript',
-                    0.05, 10.0),
-            declare(self, 'min_new_words', 2, 'New words that restart the reply', 1, 100),
-            declare(self, 'max_restarts', 5, 'Most restarts per window', 1, 100),
-            declare(self, 'restart_window_s', 2.0, 'Window of the restart limit', 0.1, 60.0))
+        self.scheduler_config = declare_settings(self, SchedulerConfig)
         self.intent_entries = declare_strings(
             self, 'intents', "Allowlisted robot commands, 'name(arg) = description' each, e.g. "
             "'navigate_to(kitchen) = go to the kitchen'; unset = no intents")
@@ -112,9 +96,9 @@ class OracleNode(LifecycleNode):
         """Read the parameters, build and load the backend (slow: weights), create the topics."""
         self._read_parameters()
         try:
-            backend = make_backend(self.backend_kind, self.model, self.quantization,
-                                   self.threads, self.base_url, self.api_key_env,
-                                   self.timeout_s, self.max_retries)
+            check(self.backend_config)
+            check(self.scheduler_config)
+            backend = build_backend(self.backend_config)
             backend.load(lambda step: self.get_logger().info(f'[{backend.name}] {step}'))
             self._configure_intents()
         except (BackendError, ValueError) as err:
@@ -130,12 +114,9 @@ class OracleNode(LifecycleNode):
         self.engine = OracleEngine(backend, self._publish, OracleScheduler(self.scheduler_config),
                                    prompt, self.max_tokens, self._publish_prompt,
                                    self.generation_nice)
-        self.inputs = [self.interfaces.track(TextInput(self, topic, self._on_transcript, (kind,),
-                                                       TranscriptEvent.from_event))
-                       for topic, kind in ((STT_PARTIAL, PARTIAL), (STT_FINAL, FINAL))]
-        self.inputs.append(self.interfaces.track(
-            TextInput(self, FRONTEND_TEXT, self._on_agent_text, (AgentText.TYPE,),
-                      AgentText.from_event)))
+        self.inputs = [self.interfaces.track(TextInput(self, topic, callback)) for topic, callback
+                       in ((STT_PARTIAL, self._on_transcript), (STT_FINAL, self._on_transcript),
+                           (FRONTEND_TEXT, self._on_agent_text))]
         self.interfaces.subscription(ROBOT_CONTEXT, self._on_context)
         return super().on_configure(state)
 
@@ -146,11 +127,12 @@ class OracleNode(LifecycleNode):
         allowlist = parse_allowlist(self.intent_entries)
         # A float copy of the oracle's own model, or of the small embedded one: the 1.5B
         # default would be 6 GB in float (hooks.md).
-        model = self.model if self.backend_kind != 'openai' and self.model else INTENT_MODEL
-        scorer = make_backend('transformers', model, 'none', self.threads)
+        config = self.backend_config
+        model = config.model if config.backend != 'openai' and config.model else INTENT_MODEL
+        scorer = make_backend('transformers', model, quantization='none', threads=config.threads)
         scorer.load(lambda step: self.get_logger().info(f'[intents] {step}'))
         self.intents = IntentProposer(scorer, allowlist, self.intent_min_score)
-        self.intent_worker = FrameWorker('oracle-intents', self._propose, MAX_INTENT_QUEUE)
+        self.intent_worker = DropOldestWorker('oracle-intents', self._propose, MAX_INTENT_QUEUE)
         self.get_logger().info('intents allowed: '
                                + ', '.join(spec.command for spec in allowlist))
 
@@ -173,17 +155,18 @@ class OracleNode(LifecycleNode):
         """Destroy the topics and release the model."""
         self.interfaces.release()
         self.inputs = []
+        self.events_out = self.intents_out = self.prompt_out = None
         self.engine.backend.close()
         self.engine = None
         if self.intents is not None:
             self.intents.backend.close()
             self.intents = self.intent_worker = None
-        return TransitionCallbackReturn.SUCCESS
+        return super().on_cleanup(state)
 
     def on_shutdown(self, state: LifecycleState) -> TransitionCallbackReturn:
         """Stop generating whatever the state."""
         self.close()
-        return TransitionCallbackReturn.SUCCESS
+        return super().on_shutdown(state)
 
     def _on_transcript(self, event: TranscriptEvent) -> None:
         if self.engine is not None:
@@ -196,11 +179,11 @@ class OracleNode(LifecycleNode):
             self.engine.hear_agent(event.text)
 
     def _publish_prompt(self, restart: Restart, messages: list[dict[str, str]]) -> None:
-        if self._closed:
+        out = self.prompt_out
+        if self._closed or out is None:
             return
-        self.prompt_out.publish(OraclePrompt(restart.reply_id, restart.utterance_id,
-                                             restart.final,
-                                             self.engine.epoch if self.engine else 0, messages))
+        out.publish(OraclePrompt(restart.reply_id, restart.utterance_id, restart.final,
+                                 self.engine.epoch if self.engine else 0, messages))
 
     def _propose(self, event: TranscriptEvent) -> None:
         """Score the allowlist for one final utterance (intent worker thread)."""
@@ -227,25 +210,30 @@ class OracleNode(LifecycleNode):
         try:
             text = parse_user_text(msg.data, RobotContext).text
         except ValueError as err:  # a bad envelope (EventRejected) or field
-            self.get_logger().warning(f'robot context dropped: {err}')
+            self._drop_context(drop_reason(err), str(err))
             return
         if len(text) > MAX_CONTEXT_CHARS or not text.isprintable():
-            self.get_logger().warning(f'robot context dropped ({len(text)} chars, must be '
-                                      f'printable and <= {MAX_CONTEXT_CHARS})')
+            self._drop_context('bad_text', f'{len(text)} chars, must be printable and '
+                               f'<= {MAX_CONTEXT_CHARS}')
             return
         self.robot_context = text
         self.engine.set_context(text)
 
+    def _drop_context(self, reason: str, detail: str) -> None:
+        if self.context_drops.record(f'context_{reason}'):
+            self.get_logger().warning(f'robot context dropped ({reason}): {detail[:200]}')
+
     def _publish(self, event: OracleEvent) -> None:
-        if not self._closed:  # a generation thread may outlive the node by one piece
-            self.events_out.publish(event)
+        out = self.events_out  # a generation thread may outlive the node by one piece
+        if not self._closed and out is not None:
+            out.publish(event)
 
     def _health(self) -> Health:
         if self.engine is None:
             return Health(ERROR if self.error else WARN, self.error or 'not configured')
         s = self.engine.stats
         first = list(s.first_piece_s)
-        values = {'backend': self.engine.backend.name, 'restarts': s.restarts,
+        values = {**self.engine.backend.stats(), 'restarts': s.restarts,
                   'completed': s.completed, 'answered': s.answered, 'cancelled': s.cancelled,
                   'failed': s.failed, 'promoted': s.promoted,
                   'promote_refused': s.promote_refused,
@@ -253,8 +241,9 @@ class OracleNode(LifecycleNode):
                   'rate_limited': self.engine.scheduler.rate_limited,
                   'first_piece_ms_p50': f'{statistics.median(first) * 1e3:.0f}' if first else '',
                   'last_error': s.last_error}
-        for text_in in self.inputs:
-            values.update(text_in.drops.as_values())
+        for ledger in [text_in.drops for text_in in self.inputs] + [self.context_drops]:
+            for key, n in ledger.as_values().items():
+                values[key] = values.get(key, 0) + n
         if self.intent_worker is not None:
             values.update({f'intents_{k}': v for k, v in self.intent_counts.items()})
             values['intents_dropped'] = self.intent_worker.dropped

@@ -9,7 +9,9 @@ that a new reply resets and later tokens extend. The events carry text
 they belong to, so a consumer can always tell a superseded reply apart.
 """
 from dataclasses import asdict, dataclass
-from typing import Any
+from typing import Any, ClassVar
+
+from kame_ros.wire.payload import read_fields
 
 RESET = 'oracle.reset'
 APPEND = 'oracle.append'
@@ -32,6 +34,7 @@ class OracleEvent:
     meaningful across the restart.
     """
 
+    TYPES: ClassVar[tuple[str, ...]] = KINDS
     kind: str
     reply_id: int
     utterance_id: int
@@ -59,13 +62,7 @@ class OracleEvent:
 
     @classmethod
     def from_event(cls, event: dict[str, Any]) -> 'OracleEvent':
-        """Build from a decoded wire envelope; raises ValueError on bad fields."""
+        """Build from a decoded wire envelope; raises ValueError on a missing or mistyped field."""
         if event.get('type') not in KINDS:
             raise ValueError(f'not an oracle event: {event.get("type")!r}')
-        try:
-            return cls(event['type'], int(event['reply_id']), int(event['utterance_id']),
-                       int(event['revision']), str(event.get('text', '')),
-                       str(event.get('status', '')), bool(event.get('final', False)),
-                       int(event.get('epoch', 0)))
-        except (KeyError, TypeError, ValueError) as err:
-            raise ValueError(f'bad oracle event: {err}') from err
+        return cls(**read_fields(cls, {**event, 'kind': event['type']}))

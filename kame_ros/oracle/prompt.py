@@ -25,13 +25,13 @@ instruction instead of answering (``reply_guard.py`` makes sure no
 instruction is ever spoken either way). That note goes after the user's
 words, never into the system prompt: a final's prompt then starts with
 everything its partial's prompt had, and llama.cpp reuses that evaluation
-(first token 0.10 s instead of 0.62 s for the 1.5B default on 2 cores).
+(docs/measurements.md, "Figures behind the code").
 """
 from collections import deque
 from dataclasses import dataclass
 
-# Wording measured on the embedded SmolLM2-135M (10 factual questions): 8/10 with this,
-# 7/10 with the earlier "the user may still be speaking; guess...", 5/10 with "Answer the user".
+# The wording that answered best on the embedded SmolLM2-135M (docs/measurements.md,
+# "Figures behind the code").
 SYSTEM_PROMPT = ('You are a helpful assistant on a robot. Answer in one short sentence of at most '
                  '{max_words} words.')
 PARTIAL_NOTE = 'The user has not finished speaking: guess the rest of the question and answer it.'

@@ -20,18 +20,20 @@ from dataclasses import dataclass
 import time
 from typing import Callable
 
+from kame_ros.settings import setting
 from kame_ros.stt.events import TranscriptEvent
 from kame_ros.words import looks_complete
 
 
 @dataclass(frozen=True)
 class SchedulerConfig:
-    """KAME's published defaults."""
+    """When to start a new reply: KAME's published defaults."""
 
-    poll_interval_s: float = 0.5
-    min_new_words: int = 2
-    max_restarts: int = 5
-    restart_window_s: float = 2.0
+    poll_interval_s: float = setting(0.5, 'How often to look at the latest transcript',
+                                     0.05, 10.0)
+    min_new_words: int = setting(2, 'New words that restart the reply', 1, 100)
+    max_restarts: int = setting(5, 'Most restarts per window', 1, 100)
+    restart_window_s: float = setting(2.0, 'Window of the restart limit', 0.1, 60.0)
 
 
 @dataclass(frozen=True)

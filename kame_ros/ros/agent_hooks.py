@@ -30,7 +30,7 @@ from std_srvs.srv import SetBool
 
 from kame_ros.audio.levels import SpeakingDetector
 from kame_ros.ros.lifecycle import Interfaces
-from kame_ros.ros.text_io import TextOutput
+from kame_ros.ros.text_io import drop_reason, TextOutput
 from kame_ros.ros.topics import (AGENT_ENABLED, AGENT_SPEAKING, ENABLE_SERVICE, SAY,
                                  SAY_CANCEL, SAY_DONE)
 from kame_ros.wire.drops import DropLedger
@@ -91,7 +91,7 @@ class AgentHooks:
         try:
             request = parse_user_text(msg.data, SayRequest, id=f'say-{self.requests}', text='')
         except ValueError as err:  # a bad envelope (EventRejected) or field
-            if self.drops.record('bad_say'):
+            if self.drops.record(f'say_{drop_reason(err)}'):
                 self.node.get_logger().warning(f'say request dropped: {err}')
             return
         text = request.text.strip()[:MAX_SAY_CHARS]
@@ -113,7 +113,7 @@ class AgentHooks:
         try:  # plain text is the id
             request = parse_user_text(msg.data, SayCancel, id=msg.data.strip())
         except ValueError as err:
-            if self.drops.record('bad_say_cancel'):
+            if self.drops.record(f'say_cancel_{drop_reason(err)}'):
                 self.node.get_logger().warning(f'say cancel dropped: {err}')
             return
         if not self.cancel(request.id, SayStatus.CANCELLED.value):

@@ -28,7 +28,7 @@ from std_srvs.srv import SetBool
 from kame_ros.ros.text_io import TextInput, TextOutput
 from kame_ros.ros.topics import (AGENT_ENABLED, AGENT_SPEAKING, ENABLE_SERVICE, INTENTS,
                                  ROBOT_CONTEXT, SAY, SAY_CANCEL, SAY_DONE, STT_FINAL)
-from kame_ros.stt.events import FINAL, TranscriptEvent
+from kame_ros.stt.events import TranscriptEvent
 from kame_ros.wire.messages import (IntentMessage, RobotContext, SayCancel, SayDone,
                                     SayRequest, SayStatus)
 
@@ -91,10 +91,9 @@ class AgentClient:
         self._say_cancel = TextOutput(node, SAY_CANCEL)
         self._context = TextOutput(node, ROBOT_CONTEXT)
         self._inputs = [
-            TextInput(node, SAY_DONE, self._on_done, (SayDone.TYPE,), SayDone.from_event),
-            TextInput(node, STT_FINAL, self._on_final, (FINAL,), TranscriptEvent.from_event),
-            TextInput(node, INTENTS, self._on_intent, (IntentMessage.TYPE,),
-                      IntentMessage.from_event)]
+            TextInput(node, SAY_DONE, self._on_done),
+            TextInput(node, STT_FINAL, self._on_final),
+            TextInput(node, INTENTS, self._on_intent)]
         self._subs = [
             node.create_subscription(AGENT_SPEAKING.msg_type, AGENT_SPEAKING.name,
                                      self._on_speaking, AGENT_SPEAKING.qos),

@@ -7,12 +7,16 @@ Every parameter a kame_ros node reads is declared through here so that
 ``ros2 param describe`` always explains it and out-of-range values set at
 run time are refused by rcl instead of reaching the audio loop.
 """
-from typing import Any
+from typing import Any, TypeVar
 
 from rcl_interfaces.msg import FloatingPointRange, IntegerRange, ParameterDescriptor
 from rclpy.exceptions import ParameterUninitializedException
 from rclpy.node import Node
 from rclpy.parameter import Parameter
+
+from kame_ros.settings import specs
+
+Settings = TypeVar('Settings')
 
 
 def declare(node: Node, name: str, default: Any, description: str,
@@ -58,3 +62,20 @@ def declare_strings(node: Node, name: str, description: str) -> list[str]:
     except ParameterUninitializedException:
         node.set_parameters([Parameter(name, Parameter.Type.STRING_ARRAY, [])])
         return []
+
+
+def declare_settings(node: Node, config: type[Settings]) -> Settings:
+    """
+    Declare one parameter per field of a settings dataclass and return the values read.
+
+    Default, description and range come from the field (kame_ros.settings),
+    so they are stated once; a field's choices are named in its description
+    and checked by ``settings.check`` when the node configures.
+    """
+    values = {}
+    for f, spec in specs(config):
+        described = spec.description
+        if spec.choices:
+            described += f' (one of: {", ".join(spec.choices)})'
+        values[f.name] = declare(node, f.name, f.default, described, spec.low, spec.high)
+    return config(**values)

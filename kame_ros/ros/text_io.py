@@ -7,25 +7,15 @@ Like AudioInput for audio: garbage, oversized or wrong-type messages become
 counted drops with a throttled log line, and the callback only ever sees
 decoded, typed events.
 """
-from typing import Any, Callable, Protocol
+from typing import Any, Callable
 
 from rclpy.node import Node
 from std_msgs.msg import String
 
 from kame_ros.ros.topics import Topic
 from kame_ros.wire.drops import DropLedger
+from kame_ros.wire.payload import Payload
 from kame_ros.wire.text import decode_event, encode_event, EventRejected
-
-
-class Outgoing(Protocol):
-    """What a text topic publishes: a typed event that names its envelope type."""
-
-    @property
-    def event_type(self) -> str:
-        """Return the envelope type."""
-
-    def payload(self) -> dict[str, Any]:
-        """Return the fields that follow the envelope."""
 
 
 class TextOutput:
@@ -39,7 +29,7 @@ class TextOutput:
         self._pub = create(topic.msg_type, topic.name, topic.qos)
         self.seq = 0
 
-    def publish(self, message: Outgoing) -> None:
+    def publish(self, message: Payload) -> None:
         """Publish one event, stamped with the node's clock (sim time when it is used)."""
         stamp_ns = self._node.get_clock().now().nanoseconds
         self._pub.publish(String(data=encode_event(message.event_type, self.seq, stamp_ns,
@@ -59,14 +49,13 @@ class TextOutput:
 
 
 class TextInput:
-    """A validated subscription to one event topic."""
+    """A validated subscription to one event topic: its payload's types, strictly read."""
 
-    def __init__(self, node: Node, topic: Topic, on_event: Callable[[Any], None],
-                 types: tuple[str, ...], parse: Callable[[dict], Any]) -> None:
-        """``parse`` turns the envelope into a typed event (ValueError = bad_payload)."""
+    def __init__(self, node: Node, topic: Topic, on_event: Callable[[Any], None]) -> None:
+        """Subscribe; ``on_event`` gets the topic's payload dataclass, never a bad one."""
         self._node = node
-        self._types = types
-        self._parse = parse
+        self._types = topic.event_types
+        self._parse = topic.payload.from_event
         self._on_event = on_event
         self.drops = DropLedger()
         self.received = 0
@@ -79,11 +68,8 @@ class TextInput:
             if event['type'] not in self._types:
                 raise EventRejected('wrong_type', f'{event["type"]} not in {self._types}')
             typed = self._parse(event)
-        except EventRejected as err:
-            self._drop(err.reason, str(err))
-            return
-        except ValueError as err:
-            self._drop('bad_payload', str(err))
+        except ValueError as err:  # EventRejected (the envelope) included
+            self._drop(drop_reason(err), str(err))
             return
         self.received += 1
         self._on_event(typed)
@@ -96,3 +82,8 @@ class TextInput:
         if self.drops.record(reason):
             self._node.get_logger().warning(
                 f'dropped event ({reason}, {self.drops.counts[reason]} so far): {detail[:200]}')
+
+
+def drop_reason(err: ValueError) -> str:
+    """Return the counter key of a text that could not be read: the envelope's, or bad_payload."""
+    return err.reason if isinstance(err, EventRejected) else 'bad_payload'

@@ -23,6 +23,11 @@ from rclpy.qos import DurabilityPolicy, HistoryPolicy, QoSProfile, ReliabilityPo
 from sensor_msgs.msg import CompressedImage
 from std_msgs.msg import Bool, String
 
+from kame_ros.oracle.events import OracleEvent
+from kame_ros.stt.events import FINAL, PARTIAL, TranscriptEvent
+from kame_ros.wire.messages import (AgentText, AudioInfo, IntentMessage, OraclePrompt,
+                                    RobotContext, SayCancel, SayDone, SayRequest)
+
 AUDIO_QOS = QoSProfile(history=HistoryPolicy.KEEP_LAST, depth=25,
                        reliability=ReliabilityPolicy.RELIABLE,
                        durability=DurabilityPolicy.VOLATILE)
@@ -39,29 +44,36 @@ DIAGNOSTICS_QOS = QoSProfile(history=HistoryPolicy.KEEP_LAST, depth=10,
 
 @dataclass(frozen=True)
 class Topic:
-    """A topic's contract: relative name (namespace-able), type, QoS."""
+    """A topic's contract: relative name (namespace-able), type, QoS; a text topic's payload."""
 
     name: str
     msg_type: type
     qos: QoSProfile
+    payload: type | None = None  # the dataclass of every envelope (wire/payload.py)
+    only: tuple[str, ...] = ()  # the envelope types it carries, when not all the payload's
+
+    @property
+    def event_types(self) -> tuple[str, ...]:
+        """Return the envelope types a subscriber accepts (others are ``wrong_type`` drops)."""
+        return self.only or self.payload.TYPES
 
 
 MIC_AUDIO = Topic('audio/mic', CompressedImage, AUDIO_QOS)
-MIC_INFO = Topic('audio/mic/info', String, LATCHED_QOS)
+MIC_INFO = Topic('audio/mic/info', String, LATCHED_QOS, AudioInfo)
 SPEAKER_AUDIO = Topic('audio/speaker', CompressedImage, AUDIO_QOS)
 DIAGNOSTICS = Topic('/diagnostics', DiagnosticArray, DIAGNOSTICS_QOS)
-STT_PARTIAL = Topic('stt/partial', String, TEXT_QOS)
-STT_FINAL = Topic('stt/final', String, TEXT_QOS)
+STT_PARTIAL = Topic('stt/partial', String, TEXT_QOS, TranscriptEvent, (PARTIAL,))
+STT_FINAL = Topic('stt/final', String, TEXT_QOS, TranscriptEvent, (FINAL,))
 USER_SPEAKING = Topic('stt/user_speaking', Bool, LATCHED_QOS)
-ORACLE_EVENTS = Topic('oracle/events', String, TEXT_QOS)
-ORACLE_PROMPT = Topic('oracle/prompt', String, TEXT_QOS)
-ROBOT_CONTEXT = Topic('robot/context', String, LATCHED_QOS)
-FRONTEND_TEXT = Topic('frontend/text', String, TEXT_QOS)
+ORACLE_EVENTS = Topic('oracle/events', String, TEXT_QOS, OracleEvent)
+ORACLE_PROMPT = Topic('oracle/prompt', String, TEXT_QOS, OraclePrompt)
+ROBOT_CONTEXT = Topic('robot/context', String, LATCHED_QOS, RobotContext)
+FRONTEND_TEXT = Topic('frontend/text', String, TEXT_QOS, AgentText)
 AGENT_SPEAKING = Topic('agent/speaking', Bool, LATCHED_QOS)
-INTENTS = Topic('agent/intents', String, TEXT_QOS)
-SAY = Topic('agent/say', String, TEXT_QOS)
-SAY_DONE = Topic('agent/say/done', String, TEXT_QOS)
-SAY_CANCEL = Topic('agent/say/cancel', String, TEXT_QOS)
+INTENTS = Topic('agent/intents', String, TEXT_QOS, IntentMessage)
+SAY = Topic('agent/say', String, TEXT_QOS, SayRequest)
+SAY_DONE = Topic('agent/say/done', String, TEXT_QOS, SayDone)
+SAY_CANCEL = Topic('agent/say/cancel', String, TEXT_QOS, SayCancel)
 AGENT_ENABLED = Topic('agent/enabled', Bool, LATCHED_QOS)
 ENABLE_SERVICE = 'agent/enable'
 

@@ -9,7 +9,9 @@ utterance's text has been revised, the span of audio it covers (ROS clock,
 from the frames' stamps) and when it was produced (to measure STT latency).
 """
 from dataclasses import asdict, dataclass
-from typing import Any
+from typing import Any, ClassVar
+
+from kame_ros.wire.payload import read_fields
 
 PARTIAL = 'stt.partial'
 FINAL = 'stt.final'
@@ -17,8 +19,9 @@ FINAL = 'stt.final'
 
 @dataclass(frozen=True)
 class TranscriptEvent:
-    """One partial or final transcript of one utterance."""
+    """One partial or final transcript of one utterance (the payload protocol: wire/payload.py)."""
 
+    TYPES: ClassVar[tuple[str, ...]] = (PARTIAL, FINAL)
     utterance_id: int
     revision: int
     text: str
@@ -40,13 +43,8 @@ class TranscriptEvent:
 
     @classmethod
     def from_event(cls, event: dict[str, Any]) -> 'TranscriptEvent':
-        """Build from a decoded wire envelope; raises ValueError on bad fields."""
-        try:
-            ev = cls(int(event['utterance_id']), int(event['revision']), str(event['text']),
-                     event['type'] == FINAL, int(event['audio_start_ns']),
-                     int(event['audio_end_ns']), int(event['stamp_ns']))
-        except (KeyError, TypeError, ValueError) as err:
-            raise ValueError(f'bad transcript event: {err}') from err
+        """Build from a decoded wire envelope; raises ValueError on a missing or mistyped field."""
+        ev = cls(**read_fields(cls, {**event, 'final': event.get('type') == FINAL}))
         if ev.utterance_id < 0 or ev.revision < 0:
             raise ValueError('negative utterance id or revision')
         return ev

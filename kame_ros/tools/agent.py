@@ -96,7 +96,7 @@ def settled(node) -> bool:
     worker = getattr(node, 'worker', None)
     if worker is not None and len(worker):
         return False
-    return node.engine is None or getattr(node.engine, 'idle', True)
+    return node.engine is None or node.engine.idle  # every engine contract has idle
 
 
 def finished(node) -> bool:

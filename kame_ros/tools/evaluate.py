@@ -36,8 +36,8 @@ from typing import Callable
 
 import numpy as np
 
-from kame_ros.agent.timeline import AGENT_SPEECH_END, AGENT_SPEECH_START, read_events
 from kame_ros.audio.wav import write_wav
+from kame_ros.records.timeline import AGENT_SPEECH_END, AGENT_SPEECH_START, read_events
 from kame_ros.wire.messages import AgentText
 from kame_ros.words import words
 

@@ -16,8 +16,8 @@ import sys
 import time
 
 from kame_ros.frontend.checkpoint import CheckpointError, load_frontend_models
-from kame_ros.frontend.export.exporter import export_frontend, PRECISIONS
-from kame_ros.frontend.export.layout import ExportError
+from kame_ros.frontend.export.exporter import export_frontend
+from kame_ros.frontend.export.layout import ExportError, PRECISIONS
 
 
 def main(argv: list[str] | None = None) -> None:

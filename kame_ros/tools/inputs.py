@@ -5,7 +5,7 @@ Check what a user hands the main job before any model loads.
 
 Loading the STT, LLM and TTS takes seconds; finding out afterwards that
 ``--input`` was a directory, or that the bag has no microphone topic, wastes
-them and used to end in silence with exit 0. Each check raises InputError
+them, or ends in silence with exit 0. Each check raises InputError
 with one line that names the file and what is wrong with it.
 """
 from pathlib import Path

@@ -18,18 +18,18 @@ from typing import Callable
 import numpy as np
 from rclpy.node import Node
 
-from kame_ros.agent.answers import AnswerLedger
-from kame_ros.agent.timeline import Timeline
 from kame_ros.audio.frames import AudioFrame
 from kame_ros.audio.levels import AUDIBLE_RMS, rms
 from kame_ros.audio.wav import write_wav
-from kame_ros.oracle.events import APPEND, DONE, KINDS, OracleEvent, RESET
+from kame_ros.oracle.events import APPEND, DONE, OracleEvent, RESET
+from kame_ros.records.answers import AnswerLedger
+from kame_ros.records.timeline import Timeline
 from kame_ros.ros.audio_in import AudioInput
 from kame_ros.ros.bag import BagRecorder
 from kame_ros.ros.text_io import TextInput
 from kame_ros.ros.topics import (AGENT_TOPICS, FRONTEND_TEXT, MIC_AUDIO, ORACLE_EVENTS,
                                  SPEAKER_AUDIO, STT_FINAL, STT_PARTIAL, USER_SPEAKING)
-from kame_ros.stt.events import FINAL, PARTIAL, TranscriptEvent
+from kame_ros.stt.events import TranscriptEvent
 from kame_ros.wire.messages import AgentText
 
 
@@ -58,12 +58,10 @@ class AgentMonitor(Node):
         self.inputs = [
             AudioInput(self, MIC_AUDIO, self._on_mic),
             AudioInput(self, SPEAKER_AUDIO, self._on_speaker),
-            TextInput(self, STT_PARTIAL, self._on_transcript, (PARTIAL,),
-                      TranscriptEvent.from_event),
-            TextInput(self, STT_FINAL, self._on_transcript, (FINAL,), TranscriptEvent.from_event),
-            TextInput(self, ORACLE_EVENTS, self._on_oracle, KINDS, OracleEvent.from_event),
-            TextInput(self, FRONTEND_TEXT, self._on_frontend_text, (AgentText.TYPE,),
-                      AgentText.from_event),
+            TextInput(self, STT_PARTIAL, self._on_transcript),
+            TextInput(self, STT_FINAL, self._on_transcript),
+            TextInput(self, ORACLE_EVENTS, self._on_oracle),
+            TextInput(self, FRONTEND_TEXT, self._on_frontend_text),
         ]
         # The STT's voice activity opens a turn before any transcript exists (a loaded Whisper
         # may take seconds), and its end closes one even when Whisper heard only noise.

@@ -8,21 +8,20 @@ payload behind each envelope type is a frozen dataclass here, so a
 publisher cannot forget a field and a subscriber gets typed values or a
 counted ``bad_payload`` drop, never a half-read dict. Transcripts
 (``stt/events.py``) and oracle events (``oracle/events.py``) follow the
-same protocol (``event_type``, ``payload()``, ``from_event()``) next to the
-code that produces them. The table of every topic and type is in
-docs/topics.md.
+same protocol (``wire/payload.py``) next to the code that produces them.
+The table of every topic and type is in docs/topics.md.
 
 Two topics are written by people and other stacks, so they also take the
 forms a user would type (``ros2 topic pub``): ``agent/say`` takes plain
 text or a bare ``{"id", "text"}`` object, ``robot/context`` plain text.
 """
-from dataclasses import asdict, dataclass, fields, MISSING
+from dataclasses import asdict, dataclass
 from enum import Enum
 import json
-import types
 import typing
 from typing import Any, ClassVar, TypeVar
 
+from kame_ros.wire.payload import read_fields
 from kame_ros.wire.text import decode_event
 
 Message = TypeVar('Message', bound='WireMessage')
@@ -30,9 +29,15 @@ Message = TypeVar('Message', bound='WireMessage')
 
 @dataclass(frozen=True)
 class WireMessage:
-    """A payload with its envelope type: ``TYPE`` names it, the fields are the body."""
+    """A payload with one envelope type: ``TYPE`` names it, the fields are the body."""
 
     TYPE: ClassVar[str] = ''
+    TYPES: ClassVar[tuple[str, ...]] = ()
+
+    def __init_subclass__(cls, **kwargs: Any) -> None:
+        """Give each message its TYPES (the payload protocol) from its TYPE."""
+        super().__init_subclass__(**kwargs)
+        cls.TYPES = (cls.TYPE,)
 
     @property
     def event_type(self) -> str:
@@ -46,31 +51,7 @@ class WireMessage:
     @classmethod
     def from_event(cls: type[Message], event: dict[str, Any]) -> Message:
         """Build from a decoded envelope; raises ValueError on a missing or mistyped field."""
-        hints = typing.get_type_hints(cls)
-        values = {}
-        for field in fields(cls):
-            if field.name not in event:
-                if field.default is MISSING and field.default_factory is MISSING:
-                    raise ValueError(f'{cls.TYPE}: missing field {field.name!r}')
-                continue
-            values[field.name] = _checked(cls.TYPE, field.name, event[field.name],
-                                          hints[field.name])
-        return cls(**values)
-
-
-def _checked(event_type: str, name: str, value: Any, hint: Any) -> Any:
-    """Return value if it has the field's type (bool is not an int; an int is a float)."""
-    kinds = [typing.get_origin(k) or k for k in typing.get_args(hint)] \
-        if isinstance(hint, types.UnionType) else [typing.get_origin(hint) or hint]
-    for kind in kinds:
-        if isinstance(value, bool) and kind in (int, float):
-            continue
-        if kind is float and isinstance(value, int):
-            return float(value)
-        if isinstance(value, kind):
-            return value
-    raise ValueError(f'{event_type}: field {name!r} is {type(value).__name__}, '
-                     f'not {" or ".join(k.__name__ for k in kinds)}')
+        return cls(**read_fields(cls, {'type': cls.TYPE, **event}))
 
 
 @dataclass(frozen=True)

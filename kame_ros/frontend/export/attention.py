@@ -25,6 +25,8 @@ from typing import Iterator
 
 import torch
 
+from kame_ros.frontend.moshi_internals import streaming_state
+
 
 class AppendKVCache:
     """A ring cache split into keys and values that a step only reads, plus its new entries."""
@@ -69,7 +71,7 @@ class AppendKVCache:
 def _forward(module, query: torch.Tensor, key: torch.Tensor, value: torch.Tensor):
     """Moshi's self-attention step (projections, RoPE, weights per step), two-part attention."""
     from moshi.modules.transformer import apply_weights_per_step
-    state = module._streaming_state
+    state = streaming_state(module)
     batch, steps = query.shape[:2]
     heads = module.num_heads
     projected = apply_weights_per_step(module.in_projs, module.weights_per_step_schedule, query,
@@ -89,7 +91,7 @@ def _forward(module, query: torch.Tensor, key: torch.Tensor, value: torch.Tensor
 def _eligible(module) -> bool:
     """Causal self-attention with a ring cache and a KV head per query head (Moshi, Mimi)."""
     from moshi.modules.transformer import RingKVCache, StreamingMultiheadAttention
-    state = getattr(module, '_streaming_state', None)
+    state = streaming_state(module)
     return (isinstance(module, StreamingMultiheadAttention) and state is not None
             and isinstance(state.kv_cache, RingKVCache) and not module.cross_attention
             and module.causal and module.kv_repeat == 1)
@@ -107,7 +109,7 @@ def append_only_caches(root: torch.nn.Module) -> Iterator[None]:
     for module in root.modules():
         if not _eligible(module):
             continue
-        state = module._streaming_state
+        state = streaming_state(module)
         ring = state.kv_cache
         patched.append((module, state, ring))
         state.kv_cache = AppendKVCache(ring.cache[0].clone(), ring.cache[1].clone(),

@@ -29,16 +29,13 @@ import torch
 from kame_ros.audio.frames import FRAME_SAMPLES
 from kame_ros.frontend.checkpoint import FrontEndModels
 from kame_ros.frontend.export.attention import append_only_caches
-from kame_ros.frontend.export.layout import BoundaryNames, INITIAL_STATE, LAYOUT, MANIFEST
+from kame_ros.frontend.export.layout import (BoundaryNames, INITIAL_STATE, LAYOUT, MANIFEST,
+                                             PRECISIONS)
 from kame_ros.frontend.export.rewrite import rewrite_for_onnxruntime
 from kame_ros.frontend.export.slots import find_slots, set_step_counters, Slot, StepGraph
 
 ENCODER_PARTS = ('encoder', 'encoder_transformer', 'downsample')
 DECODER_PARTS = ('upsample', 'decoder_transformer', 'decoder')
-# fp32; int8: dynamic int8 (weights and activations, CPU); fp16: the LM graphs converted to
-# float16 (inputs, outputs and state stay float32 at the graph boundary); int8w: weight-only
-# int8 for the LM graphs (MatMulNBits, 8 bits, a scale per block of 32; activations float).
-PRECISIONS = ('fp32', 'int8', 'fp16', 'int8w')
 LM_GRAPHS = ('temporal', 'depth_')
 
 

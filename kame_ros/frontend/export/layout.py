@@ -14,6 +14,10 @@ INITIAL_STATE = 'initial_state.npz'
 # 2: KV caches are read-only inputs and each step outputs its new entry (attention.py).
 # A directory of another layout is exported again rather than run the old, copying way.
 LAYOUT = 2
+# fp32; int8: dynamic int8 (weights and activations, CPU); fp16: the LM graphs converted to
+# float16 (inputs, outputs and state stay float32 at the graph boundary); int8w: weight-only
+# int8 for the LM graphs (MatMulNBits, 8 bits, a scale per block of 32; activations float).
+PRECISIONS = ('fp32', 'int8', 'fp16', 'int8w')
 
 
 class ExportError(RuntimeError):

@@ -37,6 +37,7 @@ import torch
 
 from kame_ros.frontend.export.layout import (BoundaryNames, ExportError, INITIAL_STATE, LAYOUT,
                                              MANIFEST)
+from kame_ros.frontend.moshi_internals import streaming_state
 from kame_ros.storage import cache_root
 
 PROVIDER_ORDER = ('TensorrtExecutionProvider', 'CUDAExecutionProvider', 'CPUExecutionProvider')
@@ -84,8 +85,8 @@ class StatefulGraph:
         if threads:
             options.intra_op_num_threads = threads
         # No busy-waiting between runs: spinning worker threads (one pool per graph, eleven
-        # graphs) take the cores that torch's sampling, Mimi and the back-end need. Measured
-        # on 2 cores, 39 M / 118 M model: p99 5.2x / 4.4x its p50 spinning, 1.24x / 1.19x not.
+        # graphs) take the cores that torch's sampling, Mimi and the back-end need
+        # (docs/measurements.md, "Figures behind the code").
         options.add_session_config_entry('session.intra_op.allow_spinning', '0')
         try:
             self.session = ort.InferenceSession(str(path), options, providers=providers)
@@ -285,7 +286,7 @@ class ExportedFrontEnd:
 
     def attach(self, lm_gen) -> None:
         """Make a streaming LMGen run its steps on these graphs."""
-        state = lm_gen._streaming_state
+        state = streaming_state(lm_gen)
         if state is None:
             raise RuntimeError('enter lm_gen.streaming() first')
         if lm_gen.cfg_coef != 1.0:

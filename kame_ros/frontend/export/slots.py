@@ -16,6 +16,8 @@ from dataclasses import dataclass, fields
 
 import torch
 
+from kame_ros.frontend.moshi_internals import streaming_state
+
 
 @dataclass(frozen=True)
 class Slot:
@@ -49,7 +51,7 @@ def find_slots(root: torch.nn.Module, prefixes: tuple[str, ...] = ('',)) -> list
     for path, module in root.named_modules():
         if not path.startswith(prefixes) or not isinstance(module, StreamingModule):
             continue
-        state = module._streaming_state
+        state = streaming_state(module)
         if state is None:
             continue
         for f in fields(state):
@@ -74,7 +76,7 @@ def set_step_counters(root: torch.nn.Module, step: int) -> None:
     for codebook ``step`` bakes that choice in, one graph per codebook.
     """
     for module in root.modules():
-        state = getattr(module, '_streaming_state', None)
+        state = streaming_state(module)
         if state is not None and hasattr(state, 'offset_cpu'):
             state.offset_cpu = step
 

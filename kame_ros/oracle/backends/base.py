@@ -9,7 +9,7 @@ user says more, and a stale generation must stop costing compute at once.
 """
 from abc import ABC, abstractmethod
 import threading
-from typing import Callable, Iterator
+from typing import Any, Callable, Iterator
 
 Progress = Callable[[str], None]
 Messages = list[dict[str, str]]
@@ -42,6 +42,10 @@ class LLMBackend(ABC):
         """
         raise BackendError(f'the {self.name} backend cannot score text; intents need the '
                            'transformers backend')
+
+    def stats(self) -> dict[str, Any]:
+        """Return the backend's own counters for /diagnostics (its name, at least)."""
+        return {'backend': self.name}
 
     def close(self) -> None:
         """Release the model or connection."""

@@ -12,7 +12,7 @@ its own thread and checks ``cancel`` after every token.
 """
 from pathlib import Path
 import threading
-from typing import Iterator
+from typing import Any, Iterator
 
 from kame_ros.oracle.backends.base import BackendError, LLMBackend, Messages, Progress
 
@@ -83,6 +83,11 @@ class TransformersBackend(LLMBackend):
             model = model.to(self.device)
         self.model = model.eval()
         progress(f'ready ({n_params / 1e6:.1f} M parameters, quantization {self.quantization})')
+
+    def stats(self) -> dict[str, Any]:
+        """Return the model and its quantization."""
+        return {**super().stats(), 'model': Path(self.model_path).name,
+                'quantization': self.quantization}
 
     def stream(self, messages: Messages, max_tokens: int,
                cancel: threading.Event) -> Iterator[str]:

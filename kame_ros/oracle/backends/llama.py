@@ -16,7 +16,7 @@ batches of ``PROMPT_BATCH`` (16) tokens: an aborted guess keeps what it evaluate
 before its last batch, and the next prompt (the same conversation with a
 few more words) reuses it. With llama.cpp's usual 512 a guess aborted in its
 prompt left nothing: the answer after it re-evaluated the whole prompt
-(first token 0.71 s instead of 0.27 s for the 1.5B default on 2 cores).
+(docs/measurements.md, "Figures behind the code").
 llama.cpp reports an abort as a failed graph computation (four log lines,
 one of them printed); those lines are the cancel, not a fault, so they are
 kept out of the log while an abort this process asked for is under way.
@@ -24,7 +24,7 @@ kept out of the log while an abort this process asked for is under way.
 import ctypes
 from pathlib import Path
 import threading
-from typing import Iterator
+from typing import Any, Iterator
 
 from kame_ros.oracle.backends.base import BackendError, LLMBackend, Messages, Progress
 
@@ -122,6 +122,10 @@ class LlamaCppBackend(LLMBackend):
             finally:
                 self._cancel = None
                 _ABORTING.clear()
+
+    def stats(self) -> dict[str, Any]:
+        """Return the model file and threads."""
+        return {**super().stats(), 'model': Path(self.model_path).name, 'threads': self.threads}
 
     def close(self) -> None:
         """Free the model."""

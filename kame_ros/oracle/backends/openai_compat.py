@@ -11,7 +11,7 @@ parameter file that might be committed).
 """
 import os
 import threading
-from typing import Iterator
+from typing import Any, Iterator
 
 from kame_ros.oracle.backends.base import BackendError, LLMBackend, Messages, Progress
 
@@ -49,6 +49,10 @@ class OpenAIBackend(LLMBackend):
             progress(f'server up, models: {", ".join(models) or "none listed"}')
         except self._openai.OpenAIError as err:
             progress(f'server not answering yet ({type(err).__name__}); will retry per reply')
+
+    def stats(self) -> dict[str, Any]:
+        """Return the served model and the server."""
+        return {**super().stats(), 'model': self.model, 'server': str(self.client.base_url)}
 
     def stream(self, messages: Messages, max_tokens: int,
                cancel: threading.Event) -> Iterator[str]:

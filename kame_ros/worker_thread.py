@@ -16,7 +16,7 @@ from typing import Callable, Generic, TypeVar
 Item = TypeVar('Item')
 
 
-class FrameWorker(Generic[Item]):
+class DropOldestWorker(Generic[Item]):
     """Process items in arrival order on a dedicated thread."""
 
     def __init__(self, name: str, process: Callable[[Item], None], max_queue: int,
