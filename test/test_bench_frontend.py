@@ -14,6 +14,8 @@ def test_frontend_benchmark_prints_table(tmp_path):
     assert len(rows) == 1, out.stdout
     cells = [c.strip() for c in rows[0].strip('|').split('|')]
     assert float(cells[2]) > 0 and float(cells[4]) > 0 and cells[6].endswith('%')
+    mic = next(line for line in out.stdout.splitlines() if line.startswith('| audio front end'))
+    assert float(mic.split('|')[3]) > 0 and mic.strip().endswith('/12 |')
     assert (tmp_path / 'frontend.png').stat().st_size > 10_000
 
 

@@ -42,6 +42,8 @@ def test_a_minute_at_real_time_loses_no_frame_and_answers_every_turn(tmp_path, d
         assert all(r[f'rss_{node}_mb'] > 50 for r in rows), f'memory of {node} is sampled'
     report = (out / 'soak.md').read_text()
     assert 'memory after warm-up' in report and 'dropped' in report
+    assert last['mic_ms_p50'] > 0 and last['mic_over_budget'] == 0, 'the audio front end ran'
+    assert 'the audio front end of the microphone (stt)' in report
     assert (out / 'soak.png').stat().st_size > 10_000
 
 

@@ -20,7 +20,8 @@ import time
 import numpy as np
 import torch
 
-from kame_ros.audio.frames import float_to_int16, int16_to_float
+from kame_ros.audio.frames import AudioFrame, float_to_int16, FRAME_NS, int16_to_float
+from kame_ros.audio.mic_processing import MicProcessingConfig, MicProcessor
 from kame_ros.bench.report import LatencyStats, plot_frames
 from kame_ros.frontend.checkpoint import FrontEndModels
 from kame_ros.frontend.moshi_engine import MoshiFrontEnd
@@ -173,6 +174,8 @@ def main(argv: list[str] | None = None) -> None:
             big.decode(big.encode(x)).cpu()
             codec.append((time.perf_counter() - t0) * 1e3)
     codec_stats = LatencyStats.of('Mimi (full size) encode+decode', codec[3:])
+    mic_ms = mic_frontend_ms(frames)
+    mic = LatencyStats.of('audio front end', mic_ms)
     lines = ['| model | LM params | upstream p50 ms | upstream p99 ms | KAME p50 ms | '
              'KAME p99 ms | oracle overhead (p50) | frames over 80 ms (KAME) |',
              '|---|---|---|---|---|---|---|---|']
@@ -183,6 +186,9 @@ def main(argv: list[str] | None = None) -> None:
                      f'{over}/{len(series[name])} |')
     lines.append(f'| Mimi full size, codec only | - | {codec_stats.p50:.2f} | '
                  f'{codec_stats.p99:.2f} | - | - | - | - |')
+    lines.append(f'| audio front end of the microphone (stt node, default stages) | - | '
+                 f'{mic.p50:.2f} | {mic.p99:.2f} | - | - | - | '
+                 f'{sum(t > 80 for t in mic_ms)}/{len(mic_ms)} |')
     report = '\n'.join(lines)
     mimi_kind = 'full-size' if opts.full_mimi else '1/8-width'
     print(f'\nFront-end per-frame compute on {opts.device}/{opts.dtype} ({mimi_kind} Mimi '
@@ -191,6 +197,18 @@ def main(argv: list[str] | None = None) -> None:
     (opts.out / 'frontend.md').write_text(report + '\n')
     plot_frames(series, opts.out / 'frontend.png', 'KAME front-end per-frame compute')
     print(f'\nwrote {opts.out}/frontend.md and frontend.png')
+
+
+def mic_frontend_ms(frames: list[np.ndarray]) -> list[float]:
+    """Time the stt node's audio front end (its default stages) on the same frames, echoed."""
+    processor = MicProcessor(MicProcessingConfig())
+    times = []
+    for k, pcm in enumerate(frames):
+        processor.reference(AudioFrame(k, k * FRAME_NS, pcm))
+        t0 = time.perf_counter()
+        processor.process(AudioFrame(k, k * FRAME_NS, pcm))
+        times.append((time.perf_counter() - t0) * 1e3)
+    return times
 
 
 if __name__ == '__main__':

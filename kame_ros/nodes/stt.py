@@ -4,9 +4,11 @@
 stt: streaming speech-to-text for the oracle, partials while the user speaks.
 
 A lifecycle node: the engine loads in ``configure``. Microphone frames are
-queued by the subscription callback and fed to the engine on a worker
-thread (bounded queue: under overload the oldest frames are dropped and
-counted, the recognizer never stalls the executor). The engine, its
+queued by the subscription callback; on a worker thread they go through
+the audio front end (echo cancelling, noise suppression, gain:
+kame_ros.audio.mic_processing) and into the engine (bounded queue: under
+overload the oldest frames are dropped and counted, the recognizer never
+stalls the executor). The engine, its
 settings and its rebuild after a failure are kame_ros.stt.engine's; the
 front-end does not depend on this node, so the robot keeps talking while
 the STT is down.
@@ -14,8 +16,8 @@ the STT is down.
 from rclpy.lifecycle import LifecycleNode, LifecycleState, TransitionCallbackReturn
 from std_msgs.msg import Bool
 
-from kame_ros.audio.echo import EchoCanceller
 from kame_ros.audio.frames import AudioFrame
+from kame_ros.audio.mic_processing import MicProcessingConfig, MicProcessor
 from kame_ros.ros.audio_in import AudioInput
 from kame_ros.ros.diagnostics import Diagnostics, ERROR, Health, OK, WARN
 from kame_ros.ros.lifecycle import (enable_autostart, Interfaces,
@@ -42,7 +44,7 @@ class SttNode(LifecycleNode):
         super().__init__('stt', **kwargs)
         self._read_parameters()
         self.engine: RebuildingEngine | None = None
-        self.echo: EchoCanceller | None = None
+        self.mic: MicProcessor | None = None
         self.partial_out: TextOutput | None = None
         self.final_out: TextOutput | None = None
         self.speaking_pub = None
@@ -62,10 +64,7 @@ class SttNode(LifecycleNode):
     def _read_parameters(self) -> None:
         """Declare (first call) and read every parameter."""
         self.config = declare_settings(self, SttConfig)
-        self.echo_cancel = declare(self, 'echo_cancel', True,
-                                   "Remove the robot's own voice (audio/speaker) from the mic")
-        self.echo_max_delay_s = declare(self, 'echo_max_delay_s', 0.5,
-                                        'Longest speaker-to-mic delay searched', 0.05, 2.0)
+        self.mic_config = declare_settings(self, MicProcessingConfig)
         self.engine_retry_s = declare(self, 'engine_retry_s', 2.0,
                                       'Wait between attempts to rebuild a failed engine',
                                       0.1, 60.0)
@@ -79,21 +78,21 @@ class SttNode(LifecycleNode):
                                   log.error)
         try:
             check(self.config)
+            self.mic = MicProcessor(self.mic_config)
             engine.load()
         except (SttError, ValueError) as err:
             self.error = str(err)
             log.error(f'cannot configure the STT: {err}')
             return TransitionCallbackReturn.FAILURE
         self.engine, self.error = engine, ''
-        self.echo = EchoCanceller(self.echo_max_delay_s) if self.echo_cancel else None
         self.partial_out = self.interfaces.track(TextOutput(self, STT_PARTIAL, lifecycle=True))
         self.final_out = self.interfaces.track(TextOutput(self, STT_FINAL, lifecycle=True))
         self.speaking_pub = self.interfaces.publisher(USER_SPEAKING)
         self.audio_in = self.interfaces.track(AudioInput(self, MIC_AUDIO, self._hear))
         self.interfaces.subscription(AGENT_ENABLED,
                                      lambda msg: setattr(self, 'listening', msg.data))
-        if self.echo is not None:
-            self.interfaces.track(AudioInput(self, SPEAKER_AUDIO, self.echo.reference))
+        if self.mic_config.echo_cancel:
+            self.interfaces.track(AudioInput(self, SPEAKER_AUDIO, self.mic.reference))
         return super().on_configure(state)
 
     def on_activate(self, state: LifecycleState) -> TransitionCallbackReturn:
@@ -118,6 +117,7 @@ class SttNode(LifecycleNode):
         self.engine = None
         self.interfaces.release()
         self.audio_in = self.partial_out = self.final_out = self.speaking_pub = None
+        self.mic = None
         return super().on_cleanup(state)
 
     def on_shutdown(self, state: LifecycleState) -> TransitionCallbackReturn:
@@ -132,8 +132,7 @@ class SttNode(LifecycleNode):
     def _process(self, frame: AudioFrame) -> None:
         if not self.listening:  # muted through agent/enable: hear nothing
             return
-        if self.echo is not None:
-            frame = self.echo.process(frame)
+        frame = self.mic.process(frame)
         speaking = self.engine.accept(frame)
         if speaking != self._speaking:
             self._speaking = speaking
@@ -156,9 +155,8 @@ class SttNode(LifecycleNode):
         values = {'listening': self.listening, **self.engine.stats(),
                   'partials': self.partials, 'finals': self.finals,
                   'queue_drops': self.worker.dropped, 'queued': len(self.worker)}
-        if self.echo is not None:
-            values.update({f'echo_{k}': round(v, 2) if isinstance(v, float) else v
-                           for k, v in vars(self.echo.stats).items()})
+        if self.mic is not None:
+            values.update(self.mic.stats())
         if self.audio_in is not None:
             values.update(self.audio_in.drops.as_values())
         health = self.engine.health

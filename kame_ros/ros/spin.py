@@ -11,12 +11,15 @@ file, a sink that went idle) expose a ``finished`` event; the process exits
 once every such node has finished, or runs until Ctrl-C if none has an end.
 """
 import os
+from pathlib import Path
 import signal
+import sys
 import threading
 import time
 from typing import Sequence
 
 import rclpy
+from rclpy.exceptions import InvalidParameterValueException
 from rclpy.executors import ExternalShutdownException, SingleThreadedExecutor
 from rclpy.node import Node
 from rclpy.signals import SignalHandlerOptions
@@ -144,6 +147,10 @@ def run_nodes(node_classes: Sequence[type], args: list[str] | None = None) -> No
     """Init rclpy, build the nodes, spin them until finished, shut down."""
     init_ros(args)
     try:
-        spin_until_finished([cls() for cls in node_classes])
+        try:
+            nodes = [cls() for cls in node_classes]
+        except InvalidParameterValueException as err:  # a YAML or -p value out of its range
+            sys.exit(f'{Path(sys.argv[0]).name}: {err}')
+        spin_until_finished(nodes)
     finally:
         rclpy.try_shutdown()

@@ -43,7 +43,7 @@ FIELDS = ['wall_s', 'audio_s', 'rss_mb', *[f'rss_{n}_mb' for n in NODES],
           *[f'py_heap_{n}_mb' for n in NODES[:3]], 'frames_published', 'frames_in', 'frames',
           'compute_ms_p50', 'compute_ms_p99', 'compute_ms_max', 'deadline_misses',
           'dropped_frames', 'stt_finals', 'stt_drops', 'oracle_completed', 'oracle_answered',
-          'oracle_failed']
+          'oracle_failed', 'mic_ms_p50', 'mic_ms_max', 'mic_over_budget']
 
 
 def rss_mb(pid: int) -> float:
@@ -128,7 +128,9 @@ def sample(observer: Observer, pids: dict[str, int], t0: float) -> dict[str, flo
            'dropped_frames': v('frontend', 'dropped_frames'),
            'stt_finals': v('stt', 'finals'), 'stt_drops': v('stt', 'queue_drops'),
            'oracle_completed': v('oracle', 'completed'),
-           'oracle_answered': v('oracle', 'answered'), 'oracle_failed': v('oracle', 'failed')}
+           'oracle_answered': v('oracle', 'answered'), 'oracle_failed': v('oracle', 'failed'),
+           'mic_ms_p50': v('stt', 'mic_ms_p50'), 'mic_ms_max': v('stt', 'mic_ms_max'),
+           'mic_over_budget': v('stt', 'mic_over_budget')}
     for name, pid in pids.items():
         row[f'rss_{name}_mb'] = rss_mb(pid)
     for name in NODES[:3]:
@@ -206,6 +208,11 @@ def summary(rows: list[dict], questions: int, audio_s: float, factor: float) -> 
               f'{last["oracle_answered"]:.0f}, oracle replies completed '
               f'{last["oracle_completed"]:.0f}, failed {last["oracle_failed"]:.0f}',
               '- memory after warm-up (first 10 %) -> end: ' + '; '.join(memory)]
+    if 'mic_ms_p50' in last:  # rows from before the audio front end have no such column
+        lines.insert(-1, f'- the audio front end of the microphone (stt): '
+                     f'{last["mic_ms_p50"]:.2f} ms per 80 ms frame (median of the last 250), '
+                     f'worst {last["mic_ms_max"]:.2f} ms, {last["mic_over_budget"]:.0f} over '
+                     'the budget')
     if audio_s >= 2 * 3600 - 600:  # a plateau run: is the last hour flat?
         flat = []
         for name in ['rss_mb', *[f'rss_{n}_mb' for n in NODES]]:
