@@ -219,7 +219,7 @@ def test_sigterm_writes_what_it_has_and_exits_non_zero(tmp_path):
         for line in proc.stdout:
             if 'ready' in line:
                 break
-        time.sleep(4.0)  # the question is heard, the answer under way
+        time.sleep(6.0)  # the question heard (~3 s after ready idle), the answer under way
         proc.send_signal(signal.SIGTERM)
         out, err = proc.communicate(timeout=60)
     finally:

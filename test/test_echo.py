@@ -7,7 +7,6 @@ import time
 import numpy as np
 import pytest
 
-from kame_ros.audio.echo import EchoCanceller
 from kame_ros.audio.frames import AudioFrame
 from kame_ros.ros.audio_msg import frame_to_msg
 from kame_ros.ros.topics import MIC_AUDIO, SPEAKER_AUDIO, STT_FINAL, USER_SPEAKING
@@ -32,21 +31,6 @@ def scenario():
     n = len(mic) // 1920 * 1920
     return (np.clip(speaker[:n], -32768, 32767).astype(np.int16),
             np.clip(mic[:n], -32768, 32767).astype(np.int16), user_at / 24000)
-
-
-def test_canceller_removes_echo_and_keeps_the_user():
-    speaker, mic, user_t = scenario()
-    ec = EchoCanceller()
-    out = []
-    for k in range(len(mic) // 1920):
-        ec.reference(AudioFrame(k, k * 80_000_000, speaker[k * 1920:(k + 1) * 1920]))
-        out.append(ec.process(AudioFrame(k, k * 80_000_000, mic[k * 1920:(k + 1) * 1920])).samples)
-    out = np.concatenate(out).astype(np.float64)
-    echo_only = slice(0, int(user_t * 24000) - 24000)
-    assert np.std(out[echo_only]) < 0.1 * np.std(mic[echo_only].astype(np.float64))
-    assert abs(ec.stats.delay_ms - DELAY_S * 1000) < 1 and abs(ec.stats.gain - GAIN) < 0.05
-    user_part = slice(int(user_t * 24000), int(user_t * 24000) + 24000)
-    assert np.std(out[user_part]) > 1000, 'the user is still heard over the echo'
 
 
 @pytest.mark.parametrize('cancel', [True, False])

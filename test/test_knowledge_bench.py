@@ -5,6 +5,7 @@ import json
 
 import pytest
 
+from cli_checks import fails_in_one_line_before_any_model
 from kame_ros.bench.knowledge import score
 from kame_ros.bench.knowledge_set import Question, QUESTIONS
 from run_events import write_events
@@ -59,10 +60,8 @@ def test_every_question_has_answers_and_a_source():
 ])
 def test_bad_arguments_are_one_line_and_fail_before_any_model_loads(
         processes, tmp_path, args, message):
-    proc = processes.start('kame_ros_bench_knowledge', '--out', str(tmp_path / 'k'), *args)
-    assert proc.wait(timeout=30) != 0
-    log = processes.log(proc)
-    assert message in log and 'Traceback' not in log and 'synthesizing' not in log, log
+    fails_in_one_line_before_any_model(processes, 'kame_ros_bench_knowledge', tmp_path / 'k', args,
+                                       message)
 
 
 @pytest.mark.once

@@ -6,6 +6,7 @@ import json
 import numpy as np
 import pytest
 
+from cli_checks import fails_in_one_line_before_any_model
 from kame_ros.audio.wav import write_wav
 from kame_ros.bench.knowledge_set import Question
 from kame_ros.bench.latency import agent_timings, report, speech_spans, Timing
@@ -75,10 +76,8 @@ def test_the_table_divides_by_the_cascade_under_the_same_load():
 ])
 def test_bad_arguments_are_one_line_and_fail_before_any_model_loads(
         processes, tmp_path, args, message):
-    proc = processes.start('kame_ros_bench_latency', '--out', str(tmp_path / 'l'), *args)
-    assert proc.wait(timeout=30) != 0
-    log = processes.log(proc)
-    assert message in log and 'Traceback' not in log and 'synthesizing' not in log, log
+    fails_in_one_line_before_any_model(processes, 'kame_ros_bench_latency', tmp_path / 'l', args,
+                                       message)
 
 
 @pytest.mark.slow

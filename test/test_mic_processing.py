@@ -1,24 +1,45 @@
 # Copyright 2026 kame_ros developers
 # SPDX-License-Identifier: Apache-2.0
-"""The audio front end before the STT: WebRTC's stages, the hand-written canceller, settings."""
+"""The audio front end before the STT: WebRTC's stages, the echo reference's timing, settings."""
+import threading
+import time
+
 import numpy as np
 import pytest
 
-from kame_ros.audio.frames import AudioFrame, FRAME_NS, FRAME_SAMPLES
-from kame_ros.audio.mic_processing import MicProcessingConfig, MicProcessor
-from kame_ros.bench.hearing import room
+from kame_ros.audio.frames import AudioFrame, FRAME_NS, FRAME_SAMPLES, FRAME_SECONDS
+from kame_ros.audio.mic_processing import MicProcessingConfig, MicProcessor, REFERENCE_WAIT_S
+from kame_ros.bench.hearing import (default_front_end, hear, question_stream, room, Stream,
+                                    white, with_noise)
+from kame_ros.bench.knowledge import espeak_voice
 from polling import wait_for
 from speech_fixtures import hibari_speech
 
 
-def run(processor: MicProcessor, mic: np.ndarray, speaker: np.ndarray | None = None):
-    out = []
+def run(processor: MicProcessor, mic: np.ndarray, speaker: np.ndarray | None = None,
+        reference_after_s: float | None = None):
+    """Feed both streams; ``reference_after_s``: at real time, each speaker frame that late."""
+    out, late = [], []
+    t0 = time.monotonic()
     for k in range(len(mic) // FRAME_SAMPLES):
+        if reference_after_s is not None:
+            time.sleep(max(0.0, t0 + k * FRAME_SECONDS - time.monotonic()))
         span = slice(k * FRAME_SAMPLES, (k + 1) * FRAME_SAMPLES)
         if speaker is not None:
-            processor.reference(AudioFrame(k, k * FRAME_NS, speaker[span]))
+            ref = AudioFrame(k, k * FRAME_NS, speaker[span])
+            if reference_after_s is None:
+                processor.reference(ref)
+            else:  # a separate subscription, a moment behind the microphone's
+                late.append(threading.Timer(reference_after_s, processor.reference, (ref,)))
+                late[-1].start()
         out.append(processor.process(AudioFrame(k, k * FRAME_NS, mic[span])).samples)
+    for timer in late:
+        timer.join()
     return np.concatenate(out).astype(np.float64)
+
+
+def removed_db(echo: np.ndarray, out: np.ndarray, span: slice) -> float:
+    return 10 * np.log10(np.mean(echo[span].astype(np.float64) ** 2) / np.mean(out[span] ** 2))
 
 
 def int16(x):
@@ -40,18 +61,34 @@ def reverberant_echo():
     return int16(speaker[:n]), int16(mic[:n]), int16(echo[:n]), user_at, len(user)
 
 
-def test_webrtc_aec_follows_a_reverberant_room_and_keeps_the_user(reverberant_echo):
+def test_aec_follows_a_reverberant_room_and_keeps_the_user(reverberant_echo):
     speaker, mic, echo, user_at, user_n = reverberant_echo
-    out = run(MicProcessor(MicProcessingConfig(echo_canceller='webrtc')), mic, speaker)
+    out = run(MicProcessor(MicProcessingConfig(noise_suppression='off')), mic, speaker)
     settled = slice(3 * 24000, user_at - 12000)  # after AEC3 converged, before the user
-    left = 10 * np.log10(np.mean(echo[settled].astype(np.float64) ** 2)
-                         / np.mean(out[settled] ** 2))
-    hand = run(MicProcessor(MicProcessingConfig(echo_canceller='delay_gain')), mic, speaker)
-    hand_left = 10 * np.log10(np.mean(echo[settled].astype(np.float64) ** 2)
-                              / np.mean(hand[settled] ** 2))
-    assert left > 30 and left > hand_left + 20, (left, hand_left)  # measured: 60 and 9 dB
+    assert removed_db(echo, out, settled) > 30  # measured: 60 dB (one delay + gain: 9 dB)
+    assert removed_db(echo, out, slice(0, 24000)) > 15, 'from the first second'
     user = slice(user_at, user_at + user_n)
     assert np.std(out[user]) > 0.3 * np.std(mic[user].astype(np.float64)), 'the user passes'
+
+
+def test_a_reference_that_comes_late_is_waited_for(reverberant_echo):
+    """The speaker frame arriving just after the microphone's is awaited: the echo goes."""
+    speaker, mic, echo, _, _ = reverberant_echo
+    processor = MicProcessor(MicProcessingConfig(noise_suppression='off'))
+    n = 5 * 24000  # five seconds at real time
+    out = run(processor, mic[:n], speaker[:n], reference_after_s=0.015)
+    # measured: 0 dB removed when the frame went on without its reference
+    assert removed_db(echo, out, slice(3 * 24000, n)) > 30
+    assert processor.stats()['echo_reference_late'] == 0
+
+
+def test_a_reference_later_than_the_bound_is_counted_not_awaited(reverberant_echo):
+    speaker, mic, _, _, _ = reverberant_echo
+    processor = MicProcessor(MicProcessingConfig(noise_suppression='off'))
+    frames = 25
+    run(processor, mic[:frames * FRAME_SAMPLES], speaker[:frames * FRAME_SAMPLES],
+        reference_after_s=REFERENCE_WAIT_S + 0.015)
+    assert processor.stats()['echo_reference_late'] >= frames - 2
 
 
 def test_noise_suppression_lowers_the_noise_between_words():
@@ -68,21 +105,20 @@ def test_noise_suppression_lowers_the_noise_between_words():
     assert np.std(out[words]) > 0.5 * np.std(speech.astype(np.float64)), 'speech passes'
 
 
-@pytest.mark.parametrize('canceller', ['webrtc', 'delay_gain'])
-def test_every_frame_is_timed_for_diagnostics(canceller):
-    processor = MicProcessor(MicProcessingConfig(echo_canceller=canceller,
+@pytest.mark.parametrize('echo_cancel', [True, False])
+def test_every_frame_is_timed_for_diagnostics(echo_cancel):
+    processor = MicProcessor(MicProcessingConfig(echo_cancel=echo_cancel,
                                                  noise_suppression='webrtc', gain_control=True))
     run(processor, np.zeros(FRAME_SAMPLES * 5, np.int16), np.zeros(FRAME_SAMPLES * 5, np.int16))
     stats = processor.stats()
     assert stats['mic_over_budget'] == 0 and 0 < stats['mic_ms_max'] < 80
-    assert ('echo_delay_ms' in stats) == (canceller == 'delay_gain'), 'what it found, if it ran'
+    assert ('echo_reference_late' in stats) == echo_cancel
 
 
 @pytest.mark.parametrize('settings,reason', [
-    ({'echo_canceller': 'speex'}, 'echo_canceller must be one of webrtc, delay_gain'),
     ({'noise_suppression': 'rnnoise'}, 'noise_suppression must be one of off, webrtc'),
     ({'noise_level': 4}, r'noise_level must be in \[0, 3\]'),
-    ({'echo_max_delay_s': 0.0}, r'echo_max_delay_s must be in \[0.05, 2.0\]'),
+    ({'noise_level': -1}, r'noise_level must be in \[0, 3\]'),
 ])
 def test_bad_settings_are_refused_with_the_reason(settings, reason):
     with pytest.raises(ValueError, match=reason):
@@ -98,3 +134,15 @@ def test_the_stt_node_refuses_bad_stages_with_the_reason(processes):
     assert level.wait(timeout=30) != 0
     lines = processes.log(level).strip().splitlines()
     assert 'Traceback' not in processes.log(level) and 'noise_level' in lines[-1], lines
+
+
+def test_the_default_hears_a_noisy_question_that_whisper_alone_mishears():
+    """White noise at 10 dB SNR: the table's 36% -> 17% (docs/measurements.md), one question."""
+    text = 'What is the capital of France?'
+    speech, layout = question_stream([(text, 'espeak-us', espeak_voice('en-us')(text))])
+    noisy = Stream(with_noise(speech, layout, white(len(speech), np.random.default_rng(0)), 10),
+                   None, layout)
+    alone = hear(None, noisy, '')
+    default = hear(default_front_end(), noisy, '')
+    assert alone.errors > 0, 'Whisper tiny.en alone mishears it (measured: 1 of 6 words)'
+    assert default.errors == 0 and not default.missed, 'WebRTC NS in front: every word'

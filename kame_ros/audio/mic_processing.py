@@ -4,15 +4,14 @@
 The microphone's audio front end: echo cancelling, noise suppression and gain, before the STT.
 
 A robot listens next to its own loudspeaker, in rooms with fans and
-people. Each stage can be chosen or bypassed (``MicProcessingConfig``):
-echo cancelling is the hand-written one-delay, one-gain canceller
-(``echo.py``, the default) or WebRTC's AEC3 (``pywebrtc-audio``, what
-browsers run: far better in a reverberant room, not yet the default, see
-docs/components.md); noise suppression (on by default) and automatic gain
-control (off) are WebRTC's NS and AGC2, as ``kame_ros_bench_hearing``
-measured (docs/measurements.md, "Hearing"). Every frame's cost is
-counted for /diagnostics; it all runs on the stt node's worker thread,
-never in a subscription callback.
+people. Each stage can be bypassed (``MicProcessingConfig``): echo
+cancelling is WebRTC's AEC3, noise suppression WebRTC's NS (both on by
+default) and automatic gain control WebRTC's AGC2 (off), all from
+``pywebrtc-audio`` (the module browsers run), as ``kame_ros_bench_hearing``
+measured them (docs/measurements.md, "Hearing"; a hand-written one-delay,
+one-gain canceller was measured beside AEC3 and removed). Every frame's
+cost is counted for /diagnostics; it all runs on the stt node's worker
+thread, never in a subscription callback.
 """
 from collections import deque
 from dataclasses import dataclass
@@ -21,24 +20,22 @@ from typing import Any
 
 import numpy as np
 
-from kame_ros.audio.echo import EchoCanceller
-from kame_ros.audio.frames import AudioFrame, FRAME_SAMPLES, FRAME_SECONDS, SAMPLE_RATE
+from kame_ros.audio.frames import AudioFrame, FRAME_SECONDS, SAMPLE_RATE
 from kame_ros.audio.speaker_reference import SpeakerReference
 from kame_ros.settings import check, setting
 
-ECHO_CANCELLERS = ('webrtc', 'delay_gain')
 NOISE_SUPPRESSORS = ('off', 'webrtc')
+# How long a microphone frame may wait for the speaker frame it overlaps
+# (speaker_reference.py): the two come on separate subscriptions.
+REFERENCE_WAIT_S = 0.05
 
 
 @dataclass(frozen=True)
 class MicProcessingConfig:
     """The audio front end's stages: each default, description and range stated once."""
 
-    echo_cancel: bool = setting(True, "Remove the robot's own voice (audio/speaker) from the mic")
-    echo_canceller: str = setting('delay_gain', 'webrtc (AEC3: adaptive, follows a room) or '
-                                  'delay_gain (one delay and one gain)', choices=ECHO_CANCELLERS)
-    echo_max_delay_s: float = setting(0.5, 'delay_gain: longest speaker-to-mic delay searched',
-                                      0.05, 2.0)
+    echo_cancel: bool = setting(True, "WebRTC AEC3: remove the robot's own voice "
+                                '(audio/speaker) from the microphone')
     noise_suppression: str = setting('webrtc', 'off, or webrtc (WebRTC noise suppression)',
                                      choices=NOISE_SUPPRESSORS)
     noise_level: int = setting(1, 'webrtc noise suppression: 0-3 (6, 12, 18, 21 dB)', 0, 3)
@@ -75,23 +72,24 @@ class MicProcessor:
         """Build the stages (ValueError: a bad setting, or pywebrtc-audio missing)."""
         check(config)
         self.config = config
-        delay_gain = config.echo_cancel and config.echo_canceller == 'delay_gain'
-        self._aec = config.echo_cancel and config.echo_canceller == 'webrtc'
-        before = int(config.echo_max_delay_s * SAMPLE_RATE) if delay_gain else 0
-        self.speaker = SpeakerReference(before)
-        self.delay_gain = (EchoCanceller(config.echo_max_delay_s, speaker=self.speaker)
-                           if delay_gain else None)
-        self._webrtc = None
-        if self._aec or config.noise_suppression == 'webrtc' or config.gain_control:
+        self.speaker = SpeakerReference()
+        # One WebRTC processor per stage, in WebRTC's order: in one processor,
+        # AEC3 beside NS raised the word errors in white noise while the
+        # speaker was silent (docs/measurements.md, "Hearing").
+        stages = [stage for stage in (
+            {'echo_cancellation': True} if config.echo_cancel else None,
+            {'noise_suppression': True, 'ns_level': config.noise_level}
+            if config.noise_suppression == 'webrtc' else None,
+            {'auto_gain_control': True} if config.gain_control else None) if stage]
+        if stages:
             try:
                 from pywebrtc_audio import AudioProcessor
             except ImportError as err:
-                raise ValueError('the webrtc stages need pywebrtc-audio '
+                raise ValueError('the audio front end needs pywebrtc-audio '
                                  '(pip install pywebrtc-audio)') from err
-            self._webrtc = AudioProcessor(
-                sample_rate=SAMPLE_RATE, echo_cancellation=self._aec,
-                noise_suppression=config.noise_suppression == 'webrtc',
-                auto_gain_control=config.gain_control, ns_level=config.noise_level)
+        processors = [AudioProcessor(sample_rate=SAMPLE_RATE, **stage) for stage in stages]
+        self._aec = processors.pop(0) if config.echo_cancel else None
+        self._stages = processors
         self.cost = FrameCost()
 
     def reference(self, frame: AudioFrame) -> None:
@@ -101,21 +99,21 @@ class MicProcessor:
     def process(self, frame: AudioFrame) -> AudioFrame:
         """Return the frame with the robot's echo, the noise and the level dealt with."""
         t0 = time.perf_counter()
-        if self.delay_gain is not None:
-            frame = self.delay_gain.process(frame)
-        if self._webrtc is not None:
-            far = None
-            if self._aec:
-                far = self.speaker.window(frame.stamp_ns)[-FRAME_SAMPLES:].astype(np.int16)
-            frame = AudioFrame(frame.seq, frame.stamp_ns,
-                               self._webrtc.process(frame.samples, far))
+        samples = frame.samples
+        if self._aec is not None:
+            self.speaker.wait_for(frame.stamp_ns, REFERENCE_WAIT_S)
+            t0 = time.perf_counter()  # the wait is not compute
+            samples = self._aec.process(samples, self.speaker.window(frame.stamp_ns))
+        for stage in self._stages:
+            samples = stage.process(samples, None)
+        if samples is not frame.samples:
+            frame = AudioFrame(frame.seq, frame.stamp_ns, samples)
         self.cost.add(time.perf_counter() - t0)
         return frame
 
     def stats(self) -> dict[str, Any]:
-        """Return the per-frame cost and, for the delay_gain canceller, what it found."""
+        """Return the per-frame cost and how often the echo reference came too late."""
         values = self.cost.values()
-        if self.delay_gain is not None:
-            values.update({f'echo_{k}': round(v, 2) if isinstance(v, float) else v
-                           for k, v in vars(self.delay_gain.stats).items()})
+        if self.config.echo_cancel:
+            values['echo_reference_late'] = self.speaker.late
         return values

@@ -8,17 +8,18 @@ babble (six other talkers) and a fan-like hum at 20/10/5/0 dB SNR, or
 with the agent's own voice coming back through a simulated room (delay,
 reverberation, gain) while the user speaks over it. Each mixture runs
 through an audio front end (none, WebRTC's AEC3 / NS / AGC2 from
-``pywebrtc-audio``, RNNoise, DeepFilterNet3, the hand-written delay-gain
-canceller) and the real streaming STT (Silero VAD + Whisper), fed as a
-replay: after each 80 ms frame the benchmark waits until the engine is
-idle, so the words do not depend on this machine's load. End of turn is
-counted in the audio's time (the frame at which the final came, after
-the question's last sample); the Whisper compute per utterance on this
-machine is reported beside it. In the echo rows, a final that holds none
-of the user's speech is the agent hearing itself.
+``pywebrtc-audio``, RNNoise, DeepFilterNet3) and the real streaming STT
+(Silero VAD + Whisper), fed as a replay: after each 80 ms frame the
+benchmark waits until the engine is idle, so the words do not depend on
+this machine's load. End of turn is counted in the audio's time (the
+frame at which the final came, after the question's last loud sample);
+the Whisper compute per utterance on this machine is reported beside it.
+The echo stream opens with the agent talking alone (its reply, twice): a
+final there, or any final that holds none of the user's speech, is the
+agent hearing itself.
 
     kame_ros_bench_hearing [--questions 2] [--whisper-base DIR] [--conditions clean echo ...]
-        [--out out/bench_hearing]
+        [--rows none default ...] [--out out/bench_hearing]
 """
 import argparse
 from dataclasses import dataclass, field
@@ -33,6 +34,7 @@ from scipy.signal import fftconvolve
 
 from kame_ros.audio.frames import AudioFrame, FRAME_NS, FRAME_SAMPLES, FRAME_SECONDS, SAMPLE_RATE
 from kame_ros.audio.mic_processing import MicProcessingConfig, MicProcessor
+from kame_ros.audio.speaker_reference import SpeakerReference
 from kame_ros.bench.denoisers import DENOISERS
 from kame_ros.bench.knowledge import espeak_voice
 from kame_ros.bench.knowledge_set import QUESTIONS
@@ -61,6 +63,15 @@ class Clip:
     voice: str
     start_s: float
     end_s: float
+
+
+@dataclass
+class Stream:
+    """One condition: what the mic hears, what the speaker plays, where the questions are."""
+
+    mic: np.ndarray
+    speaker: np.ndarray | None
+    layout: list[Clip]
 
 
 @dataclass
@@ -145,9 +156,15 @@ def with_noise(speech: np.ndarray, layout: list[Clip], noise: np.ndarray,
 
 
 def with_echo(speech: np.ndarray, layout: list[Clip], reply: np.ndarray,
-              rng: np.random.Generator) -> tuple[np.ndarray, np.ndarray]:
-    """Return (microphone, speaker): the agent's reply starts before each question (barge-in)."""
+              rng: np.random.Generator) -> Stream:
+    """Return the agent talking alone (its reply, twice), then over each question (barge-in)."""
+    gap = np.zeros(SAMPLE_RATE)
+    alone = np.concatenate([reply, gap, reply, gap, gap])
+    shift = len(alone) / SAMPLE_RATE
+    layout = [Clip(c.text, c.voice, c.start_s + shift, c.end_s + shift) for c in layout]
+    speech = np.concatenate([np.zeros(len(alone)), speech])
     speaker = np.zeros(len(speech))
+    speaker[:len(alone)] = alone
     for clip in layout:
         start = int((clip.start_s - LEAD_S * 0.8) * SAMPLE_RATE)
         n = min(len(reply), len(speech) - start)
@@ -157,7 +174,7 @@ def with_echo(speech: np.ndarray, layout: list[Clip], reply: np.ndarray,
                              for c in layout])
     # Normal volume: the agent's voice reaches the mic as loud as the user's (0 dB).
     echo *= np.sqrt(power(spoken) / max(power(echo[speaker != 0]), 1e-9))
-    return speech + echo, speaker
+    return Stream(speech + echo, speaker, layout)
 
 
 def to_int16(x: np.ndarray) -> np.ndarray:
@@ -177,15 +194,14 @@ def word_errors(reference: str, heard: str) -> tuple[int, int]:
     return out.substitutions + out.deletions + out.insertions, len(ref.split())
 
 
-def hear(processor, mic: np.ndarray, speaker: np.ndarray | None, layout: list[Clip],
-         model: str) -> Result:
+def hear(processor, stream: Stream, model: str) -> Result:
     """Run one stream through the front end and the STT as a replay; score every question."""
     heard: list[tuple[float, object]] = []
     fed = [0]
     stt = WhisperStt(lambda event: heard.append((fed[0] * FRAME_SECONDS, event)), model)
     stt.load(lambda step: None)
-    mic16 = to_int16(mic)
-    far16 = to_int16(speaker) if speaker is not None else None
+    mic16 = to_int16(stream.mic)
+    far16 = to_int16(stream.speaker) if stream.speaker is not None else None
     costs = []
     for k in range(len(mic16) // FRAME_SAMPLES):
         span = slice(k * FRAME_SAMPLES, (k + 1) * FRAME_SAMPLES)
@@ -201,7 +217,7 @@ def hear(processor, mic: np.ndarray, speaker: np.ndarray | None, layout: list[Cl
         while not stt.idle:
             time.sleep(0.001)
     stt.close()
-    return score(heard, layout, stt.compute_seconds / len(layout),
+    return score(heard, stream.layout, stt.compute_seconds / len(stream.layout),
                  float(np.median(costs)) * 1e3 if costs else 0.0)
 
 
@@ -238,24 +254,55 @@ def noise_rows() -> dict[str, Callable[[], object]]:
 
 
 def echo_rows() -> dict[str, Callable[[], object]]:
-    """Return the echo cancellers weighed: none, the hand-written one, WebRTC's AEC3."""
+    """Return the echo cancelling weighed: none, WebRTC's AEC3 alone (the default adds NS)."""
     return {'none': lambda: None,
-            'delay_gain': lambda: MicProcessor(MicProcessingConfig(echo_canceller='delay_gain')),
-            'webrtc aec': lambda: MicProcessor(MicProcessingConfig(echo_canceller='webrtc')),
-            'webrtc aec+ns': lambda: MicProcessor(MicProcessingConfig(
-                echo_canceller='webrtc', noise_suppression='webrtc'))}
+            'webrtc aec': lambda: MicProcessor(MicProcessingConfig(noise_suppression='off'))}
+
+
+def default_front_end() -> MicProcessor:
+    """Return the stt node's own front end, as its parameters' defaults build it."""
+    return MicProcessor(MicProcessingConfig())
+
+
+class OneWebrtcProcessor:
+    """AEC3 and NS in one WebRTC processor: the default's stages as first built, compared."""
+
+    def __init__(self) -> None:
+        """Build one processor with both stages."""
+        from pywebrtc_audio import AudioProcessor
+        self.speaker = SpeakerReference()
+        self._apm = AudioProcessor(sample_rate=SAMPLE_RATE, echo_cancellation=True,
+                                   noise_suppression=True, ns_level=1)
+
+    def reference(self, frame: AudioFrame) -> None:
+        """Take one frame the speaker plays."""
+        self.speaker.add(frame)
+
+    def process(self, frame: AudioFrame) -> AudioFrame:
+        """Return the frame through both stages at once."""
+        return AudioFrame(frame.seq, frame.stamp_ns,
+                          self._apm.process(frame.samples, self.speaker.window(frame.stamp_ns)))
+
+
+def all_rows() -> dict[str, Callable[[], object]]:
+    """Return the front ends run on every condition: the default, and its one-processor twin."""
+    return {'webrtc aec+ns, one processor': OneWebrtcProcessor, 'default': default_front_end}
+
+
+ROWS = ('none', 'webrtc ns', 'webrtc ns+agc', *DENOISERS, 'webrtc aec',
+        'webrtc aec+ns, one processor', 'default')
 
 
 def conditions(speech: np.ndarray, layout: list[Clip], talkers: list[np.ndarray],
-               reply: np.ndarray) -> dict[str, tuple[np.ndarray, np.ndarray | None]]:
-    """Return every condition's (microphone, speaker) streams."""
+               reply: np.ndarray) -> dict[str, Stream]:
+    """Return every condition's stream."""
     rng = np.random.default_rng(0)
     n = len(speech)
     noises = {'white': white(n, rng), 'babble': babble(n, rng, talkers), 'hum': hum(n, rng)}
-    out = {'clean': (speech, None)}
+    out = {'clean': Stream(speech, None, layout)}
     for kind, noise in noises.items():
         for snr in SNRS:
-            out[f'{kind} {snr} dB'] = (with_noise(speech, layout, noise, snr), None)
+            out[f'{kind} {snr} dB'] = Stream(with_noise(speech, layout, noise, snr), None, layout)
     out['echo (barge-in)'] = with_echo(speech, layout, reply, rng)
     return out
 
@@ -271,14 +318,14 @@ def synthesize(count: int) -> tuple[np.ndarray, list[Clip], list[np.ndarray], np
     return speech, layout, others, speakers['hibari'](AGENT_REPLY)
 
 
-def run_rows(rows: dict[str, Callable[[], object]], streams: dict, layout: list[Clip],
+def run_rows(rows: dict[str, Callable[[], object]], streams: dict[str, Stream],
              model: str, label: str) -> dict[tuple[str, str], Result]:
     """Run every front end in ``rows`` over every stream; print progress."""
     results = {}
     for name, make in rows.items():
-        for condition, (mic, speaker) in streams.items():
+        for condition, stream in streams.items():
             t0 = time.perf_counter()
-            results[(f'{name}{label}', condition)] = hear(make(), mic, speaker, layout, model)
+            results[(f'{name}{label}', condition)] = hear(make(), stream, model)
             r = results[(f'{name}{label}', condition)]
             print(f'[bench] {name}{label} / {condition}: WER {r.wer:.0%}, '
                   f'{time.perf_counter() - t0:.0f} s', flush=True)
@@ -344,12 +391,19 @@ def main(argv: list[str] | None = None) -> None:
                         help='a faster-whisper base model directory, compared with tiny.en')
     parser.add_argument('--conditions', nargs='+', choices=GROUPS, default=list(GROUPS),
                         help='condition groups to run')
+    parser.add_argument('--rows', nargs='+', choices=ROWS, default=list(ROWS),
+                        help='front ends to run (default: all)')
     parser.add_argument('--out', type=Path, default=Path('out/bench_hearing'))
     opts = parser.parse_args(argv)
     if not 1 <= opts.questions <= len(QUESTIONS):
         sys.exit(f'kame_ros_bench_hearing: --questions must be 1..{len(QUESTIONS)}')
     if opts.whisper_base is not None and not (opts.whisper_base / 'model.bin').is_file():
         sys.exit(f'kame_ros_bench_hearing: --whisper-base: no model.bin in {opts.whisper_base}')
+    noisy_groups = set(opts.conditions) - {'echo'}
+    if not (set(opts.rows) & set(all_rows()) or noisy_groups and set(opts.rows) & set(noise_rows())
+            or 'echo' in opts.conditions and set(opts.rows) & set(echo_rows())):
+        sys.exit('kame_ros_bench_hearing: none of --rows runs on those --conditions '
+                 '(the echo rows run on echo, the noise rows on the others)')
     if shutil.which('espeak-ng') is None:
         sys.exit('kame_ros_bench_hearing: espeak-ng is not installed '
                  '(scripts/setup.sh installs it)')
@@ -360,14 +414,18 @@ def main(argv: list[str] | None = None) -> None:
                if c.split()[0] in opts.conditions}
     noisy = {c: s for c, s in streams.items() if 'echo' not in c}
     echoed = {c: s for c, s in streams.items() if 'echo' in c}
-    results = run_rows(noise_rows(), noisy, layout, '', '')
-    results.update(run_rows(echo_rows(), echoed, layout, '', ''))
-    default = {'default': lambda: MicProcessor(MicProcessingConfig())}
-    results.update(run_rows(default, streams, layout, '', ''))
+    chosen = set(opts.rows)
+    results = run_rows({r: m for r, m in noise_rows().items() if r in chosen}, noisy, '', '')
+    results.update(run_rows({r: m for r, m in echo_rows().items() if r in chosen}, echoed,
+                            '', ''))
+    results.update(run_rows({r: m for r, m in all_rows().items() if r in chosen}, streams,
+                            '', ''))
+    default = {'default': default_front_end} if 'default' in chosen else {}
     if opts.whisper_base is not None:  # one condition of each group: base costs 3x tiny's
         some = {c: streams[c] for c in BASE_CONDITIONS if c in streams}
-        results.update(run_rows({'none': lambda: None, **default}, some, layout,
-                                str(opts.whisper_base), ' + base'))
+        results.update(run_rows({r: m for r, m in {'none': lambda: None, **default}.items()
+                                 if r in chosen}, some, str(opts.whisper_base), ' + base'))
+
     table = report(results)
     print(f'\nHearing: {len(layout)} questions ({opts.questions} x {len(VOICES)} voices), '
           'Whisper tiny.en unless "+ base"\n')
