@@ -40,10 +40,6 @@ class SpeakerReference:
             self._frames.append(frame)
             self._arrived.notify_all()
 
-    def __bool__(self) -> bool:
-        """Tell whether the speaker played anything yet."""
-        return bool(self._frames)
-
     def _played_until(self) -> int:
         return self._frames[-1].stamp_ns + FRAME_NS if self._frames else -1
 
