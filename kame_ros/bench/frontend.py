@@ -33,6 +33,9 @@ SIZES = {  # name: (dim, layers, heads, depformer dim, depformer layers)
     'small': (256, 4, 4, 128, 2),
     'medium': (512, 8, 8, 256, 4),
     'large': (1024, 12, 16, 512, 4),
+    # Past protobuf's 2 GB in float32 (the temporal graph ~2.3 GB): the export road Moshi 7B
+    # takes, on a CPU (kame_ros_bench_export --sizes xl).
+    'xl': (2048, 8, 16, 1024, 4),
     'moshi7b': (4096, 32, 32, 1024, 6),  # Moshi's real shape: GPU only (scripts/gpu_bench.sh)
 }
 CPU_SIZES = ['tiny', 'small', 'medium', 'large']

@@ -16,8 +16,11 @@ tensor as an input and its update as an output:
 
 Sampling stays outside the graphs, in moshi's own code, so the exported
 runtime draws exactly what the torch front-end draws from the same
-logits. ``manifest.json`` names every input, output and state;
-``initial_state.npz`` holds the state a fresh stream starts from.
+logits. ``manifest.json`` names every input, output and state, each
+graph's weight file and the versions of the packages that made it;
+``initial_state.npz`` holds the state a fresh stream starts from. Every
+graph keeps its weights in ``<graph>.onnx.data`` beside it, whatever its
+size (``onnx_files``): Moshi 7B's temporal graph is far past protobuf's 2 GB.
 """
 import json
 from pathlib import Path
@@ -28,9 +31,10 @@ import torch
 
 from kame_ros.audio.frames import FRAME_SAMPLES
 from kame_ros.frontend.checkpoint import FrontEndModels
+from kame_ros.frontend.export import onnx_files
 from kame_ros.frontend.export.attention import append_only_caches
 from kame_ros.frontend.export.layout import (BoundaryNames, INITIAL_STATE, LAYOUT, MANIFEST,
-                                             PRECISIONS)
+                                             package_versions, PRECISIONS)
 from kame_ros.frontend.export.rewrite import rewrite_for_onnxruntime
 from kame_ros.frontend.export.slots import find_slots, set_step_counters, Slot, StepGraph
 
@@ -45,10 +49,11 @@ def _export(graph: StepGraph, args: tuple, inputs: list[str], outputs: list[str]
     state = [s.name for s in graph.states]
     caches = [s.name for s in graph.caches]
     names = BoundaryNames.of(state, caches)
+    graph.eval()
     program = torch.onnx.export(graph, args, dynamo=True, verbose=False,
                                 input_names=inputs + names.state_in + names.cache_in,
                                 output_names=outputs + names.state_out + names.appended)
-    program.save(str(path))
+    program.save(str(path), external_data=True)
     rewrite_for_onnxruntime(path)
     return {'file': path.name, 'inputs': inputs, 'outputs': outputs, 'state': state,
             'caches': caches}
@@ -73,28 +78,31 @@ def _single_stream_kv_writes(slots: list[Slot]) -> None:
 def _quantize_int8(path: Path) -> None:
     """Dynamic int8 weights for MatMul/Gemm (onnxruntime's quantizer), in place."""
     from onnxruntime.quantization import quantize_dynamic, QuantType
-    tmp = path.with_suffix('.fp32.onnx')
-    path.rename(tmp)
-    quantize_dynamic(str(tmp), str(path), weight_type=QuantType.QInt8,
-                     op_types_to_quantize=['MatMul', 'Gemm'])
-    tmp.unlink()
+    with onnx_files.edit(path) as source:
+        quantize_dynamic(str(source), str(path), weight_type=QuantType.QInt8,
+                         op_types_to_quantize=['MatMul', 'Gemm'], use_external_data_format=True)
 
 
 def _to_fp16(path: Path) -> None:
     """Convert a graph's weights and arithmetic to float16 (onnxruntime's converter), in place."""
-    import onnx
+    from onnxruntime.quantization.onnx_model import ONNXModel
     from onnxruntime.transformers.float16 import convert_float_to_float16
-    onnx.save(convert_float_to_float16(onnx.load(str(path)), keep_io_types=True), str(path))
+    with onnx_files.edit(path) as source:
+        # By path: the converter then infers shapes by path too (any size). It appends the
+        # casts of kept float32 inputs last; onnx's checker wants the nodes in order.
+        converted = ONNXModel(convert_float_to_float16(str(source), keep_io_types=True))
+        converted.topological_sort()
+        onnx_files.save(converted.model, path)
 
 
 def _weight_only_int8(path: Path) -> None:
     """Int8 MatMul weights with a float scale per block of 32, activations float, in place."""
-    import onnx
     from onnxruntime.quantization.matmul_nbits_quantizer import MatMulNBitsQuantizer
-    quantizer = MatMulNBitsQuantizer(onnx.load(str(path)), bits=8, block_size=32,
-                                     is_symmetric=True)
-    quantizer.process()
-    onnx.save(quantizer.model.model, str(path))
+    with onnx_files.edit(path) as source:
+        quantizer = MatMulNBitsQuantizer(onnx_files.load(source), bits=8, block_size=32,
+                                         is_symmetric=True)
+        quantizer.process()
+        onnx_files.save(quantizer.model.model, path)
 
 
 CONVERT = {'int8': _quantize_int8, 'fp16': _to_fp16, 'int8w': _weight_only_int8}
@@ -109,7 +117,8 @@ def export_frontend(models: FrontEndModels, directory: Path, precision: str = 'f
     directory.mkdir(parents=True, exist_ok=True)
     lm, mimi = models.lm, models.mimi
     manifest = {'layout': LAYOUT, 'precision': precision, 'dep_q': lm.dep_q,
-                'num_codebooks': lm.num_codebooks, 'dim': lm.dim, 'graphs': {}}
+                'num_codebooks': lm.num_codebooks, 'dim': lm.dim,
+                'versions': package_versions(), 'graphs': {}}
     initial: dict[str, np.ndarray] = {}
 
     def add(name: str, graph: StepGraph, values: tuple, inputs: list[str],
@@ -125,6 +134,7 @@ def export_frontend(models: FrontEndModels, directory: Path, precision: str = 'f
         converted = name != 'mimi_encode' if precision == 'int8' else name.startswith(LM_GRAPHS)
         if precision in CONVERT and converted:
             CONVERT[precision](directory / f'{name}.onnx')
+        manifest['graphs'][name]['data'] = onnx_files.data_files(directory / f'{name}.onnx')
 
     with no_compile(), torch.no_grad():
         pcm = torch.zeros(1, 1, FRAME_SAMPLES, device=lm.device)

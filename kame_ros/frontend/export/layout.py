@@ -8,6 +8,7 @@ which names the error) can be imported without onnx and torch's exporter.
 """
 
 from dataclasses import dataclass
+from importlib import metadata
 
 MANIFEST = 'manifest.json'
 INITIAL_STATE = 'initial_state.npz'
@@ -18,6 +19,11 @@ LAYOUT = 2
 # float16 (inputs, outputs and state stay float32 at the graph boundary); int8w: weight-only
 # int8 for the LM graphs (MatMulNBits, 8 bits, a scale per block of 32; activations float).
 PRECISIONS = ('fp32', 'int8', 'fp16', 'int8w')
+# The packages whose versions shape the exported graphs (torch's exporter, moshi's modules,
+# onnxscript, onnx, onnx-ir) or their numerics (onnxruntime, numpy): pinned in what CI
+# installs, written into the manifest, compared when an export is loaded.
+EXPORT_PACKAGES = ('torch', 'moshi', 'onnxscript', 'onnx', 'onnx-ir', 'onnxruntime', 'numpy')
+_DISTRIBUTIONS = {'onnxruntime': ('onnxruntime', 'onnxruntime-gpu')}
 
 
 class ExportError(RuntimeError):
@@ -46,3 +52,29 @@ class BoundaryNames:
                    state_out=[f'state_out.{n}' for n in state],
                    cache_in=[f'cache_in.{n}' for n in caches],
                    appended=[f'{kind}.{n}' for n in caches for kind in ('cache_new', 'cache_at')])
+
+
+def package_versions() -> dict[str, str | None]:
+    """Return the installed version of each of ``EXPORT_PACKAGES`` (None: not installed)."""
+    found: dict[str, str | None] = {}
+    for package in EXPORT_PACKAGES:
+        found[package] = None
+        for distribution in _DISTRIBUTIONS.get(package, (package,)):
+            try:
+                found[package] = metadata.version(distribution)
+                break
+            except metadata.PackageNotFoundError:
+                continue
+    return found
+
+
+def version_mismatch(recorded: dict | None) -> str | None:
+    """Say in one line which export packages differ from those ``recorded``; None if none."""
+    recorded = recorded or {}
+    now = package_versions()
+    changed = [p for p in EXPORT_PACKAGES if recorded.get(p) != now[p]]
+    if not changed:
+        return None
+    return ('exported with ' + ', '.join(f'{p} {recorded.get(p, "unrecorded")}' for p in changed)
+            + '; this machine has ' + ', '.join(f'{p} {now[p]}' for p in changed)
+            + ': export again (kame_ros_export_frontend) if the front-end misbehaves')

@@ -14,12 +14,17 @@ Two rewrites of the exported graphs so onnxruntime runs them well; values are un
   model's temporal step once the exporter folded that index tensor into a
   constant, which this rewrite then missed). Writing into slice ``i`` of axis 0 is
   a concatenation of the slices before it, the new slice and those after.
+
+The graph is read and written through ``onnx_files`` (weights external), so
+this runs on a Moshi-7B-sized graph as on the tests' tiny ones.
 """
 from pathlib import Path
 
 import numpy as np
 import onnx
 from onnx import helper, numpy_helper, TensorProto
+
+from kame_ros.frontend.export import onnx_files
 
 
 def _bool_where(node, types: dict) -> list | None:
@@ -74,11 +79,19 @@ def _names_used(graph) -> set[str]:
 
 
 def rewrite_for_onnxruntime(path: Path) -> None:
-    """Apply both rewrites to the ONNX file at ``path``, in place."""
-    model = onnx.load(str(path))
-    graph = model.graph
-    types = {v.name: v.type.tensor_type.elem_type
-             for v in onnx.shape_inference.infer_shapes(model).graph.value_info}
+    """Apply both rewrites to the ONNX file at ``path`` (and its weights), in place."""
+    with onnx_files.edit(path) as source:
+        model = onnx_files.structure(source)
+        types = {v.name: v.type.tensor_type.elem_type
+                 for v in onnx.shape_inference.infer_shapes(model).graph.value_info}
+        onnx.load_external_data_for_model(model, str(source.parent))
+        _rewrite(model.graph, types)
+        onnx_files.save(model, path)
+
+
+def _rewrite(graph, types: dict) -> None:
+    """Rewrite ``graph``'s bool Wheres and whole-slice scatters; drop what they left unused."""
+    types = dict(types)
     types.update({v.name: v.type.tensor_type.elem_type
                   for v in list(graph.input) + list(graph.output)})
     producers = {o: n for n in graph.node for o in n.output}
@@ -112,5 +125,3 @@ def rewrite_for_onnxruntime(path: Path) -> None:
     unused = [i for i in graph.initializer if i.name not in used]
     for initializer in unused:
         graph.initializer.remove(initializer)
-    onnx.checker.check_model(model)
-    onnx.save(model, str(path))

@@ -36,7 +36,7 @@ import numpy as np
 import torch
 
 from kame_ros.frontend.export.layout import (BoundaryNames, ExportError, INITIAL_STATE, LAYOUT,
-                                             MANIFEST)
+                                             MANIFEST, version_mismatch)
 from kame_ros.frontend.moshi_internals import streaming_state
 from kame_ros.storage import cache_root
 
@@ -210,6 +210,9 @@ class ExportedFrontEnd:
             initial = dict(np.load(directory / INITIAL_STATE))
         except (OSError, ValueError) as err:
             raise ExportError(f'{directory / INITIAL_STATE}: {err}') from err
+        mismatch = version_mismatch(manifest.get('versions'))
+        if mismatch:
+            progress(f'warning: {directory}: {mismatch}')
         self.providers = providers(directory / 'trt_cache', fp16)
         self.provider_names = [p if isinstance(p, str) else p[0] for p in self.providers]
         self.device = device_of(self.provider_names)
@@ -218,6 +221,11 @@ class ExportedFrontEnd:
         self.graphs: dict[str, StatefulGraph] = {}
         for name, entry in manifest['graphs'].items():
             progress(f'loading {entry["file"]}')
+            missing = [f for f in entry.get('data', []) if not (directory / f).is_file()]
+            if missing:
+                raise ExportError(f'{directory}: {entry["file"]} needs its weights '
+                                  f'{", ".join(missing)}, which are missing: copy the whole '
+                                  'folder, or export again')
             try:
                 state = [initial[f'{name}/{s}'] for s in entry['state'] + entry['caches']]
             except KeyError as err:
@@ -264,6 +272,21 @@ class ExportedFrontEnd:
         out, logits = self.graphs['temporal'].run(tokens, condition)
         return out, logits
 
+    def depth(self, k: int, token: torch.Tensor, transformer_out: torch.Tensor) -> torch.Tensor:
+        """
+        Stand in for ``LMModel.forward_depformer(k, ...)`` within one frame's depth pass.
+
+        Codebook 0 starts the depth transformer afresh; codebook k starts
+        from the state codebook k - 1 left (as moshi's streaming depformer does).
+        """
+        graph = self.graphs[f'depth_{k}']
+        if k == 0:
+            graph.reset()
+        else:
+            graph.continue_from(self.graphs[f'depth_{k - 1}'])
+        logits, = graph.run(token, transformer_out)
+        return logits
+
     def depth_step(self, lm_gen) -> Callable[[torch.Tensor, torch.Tensor], torch.Tensor]:
         """Stand in for ``LMGen.depformer_step``: one graph per codebook, moshi's sampling."""
         from moshi.utils.sampling import sample_token
@@ -271,12 +294,7 @@ class ExportedFrontEnd:
         def step(text_token: torch.Tensor, transformer_out: torch.Tensor) -> torch.Tensor:
             previous, tokens = text_token, []
             for k in range(self.dep_q):
-                graph = self.graphs[f'depth_{k}']
-                if k == 0:
-                    graph.reset()
-                else:
-                    graph.continue_from(self.graphs[f'depth_{k - 1}'])
-                logits, = graph.run(previous[:, None, None], transformer_out)
+                logits = self.depth(k, previous[:, None, None], transformer_out)
                 token = sample_token(logits.float(), lm_gen.use_sampling, lm_gen.temp,
                                      lm_gen.top_k)[:, 0, 0]
                 tokens.append(token)
