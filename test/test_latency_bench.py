@@ -57,17 +57,19 @@ def test_each_stage_is_timed_from_the_end_of_speech(tmp_path):
     assert second.reply_text_s == pytest.approx(1.4) and second.reply_word_s == pytest.approx(1.5)
 
 
-def test_the_table_divides_by_the_cascade_under_the_same_load():
+def test_the_table_divides_by_both_cascades_under_the_same_load():
     def rows(system, load, word):
         return [Timing('q', 'v', word / 2, word, word + 1, True, 0.5, word - 0.1)] * 3
     table = report({('kame_ros agent', 'idle'): rows('a', 'idle', 1.0),
+                    ('pipecat-style cascade', 'idle'): rows('p', 'idle', 4.0),
                     ('plain cascade', 'idle'): rows('c', 'idle', 2.0),
                     ('kame_ros agent', 'hogs'): rows('a', 'hogs', 3.0),
                     ('plain cascade', 'hogs'): rows('c', 'hogs', 2.0)})
     lines = table.splitlines()
-    assert '| kame_ros agent | idle | 0.50 / 0.50 | 1.00 / 1.00 | 0.50 |' in lines[2]
-    assert '| kame_ros agent | hogs | 1.50 / 1.50 | 3.00 / 3.00 | 1.50 |' in lines[4]
-    assert '| plain cascade | hogs |' in lines[5] and '| 1.00 |' in lines[5]
+    assert '| kame_ros agent | idle | 0.50 / 0.50 | 1.00 / 1.00 | 0.50 | 0.25 |' in lines[2]
+    assert '| pipecat-style cascade | idle |' in lines[3] and '| 2.00 | 1.00 |' in lines[3]
+    assert '| kame_ros agent | hogs | 1.50 / 1.50 | 3.00 / 3.00 | 1.50 | n/a |' in lines[5]
+    assert '| plain cascade | hogs |' in lines[6] and '| 1.00 | n/a |' in lines[6]
 
 
 @pytest.mark.parametrize('args, message', [
@@ -82,7 +84,7 @@ def test_bad_arguments_are_one_line_and_fail_before_any_model_loads(
 
 @pytest.mark.slow
 @pytest.mark.once
-def test_three_voices_through_the_agent_and_the_cascade(processes, tmp_path):
+def test_three_voices_through_the_agent_and_both_cascades(processes, tmp_path):
     pytest.importorskip('llama_cpp', reason='scripts/setup.sh installs llama-cpp-python')
     out = tmp_path / 'l'
     proc = processes.start('kame_ros_bench_latency', '--questions', '3', '--loads', 'idle',
@@ -90,10 +92,11 @@ def test_three_voices_through_the_agent_and_the_cascade(processes, tmp_path):
     assert proc.wait(timeout=400) == 0, processes.log(proc)
     rows = json.loads((out / 'latency.json').read_text())
     assert [(r['system'], r['voice']) for r in rows] == [
-        ('kame_ros agent', v) for v in ('hibari', 'espeak-us', 'espeak-gb')] + [
-        ('plain cascade', v) for v in ('hibari', 'espeak-us', 'espeak-gb')]
+        (system, v) for system in ('kame_ros agent', 'pipecat-style cascade', 'plain cascade')
+        for v in ('hibari', 'espeak-us', 'espeak-gb')]
     for row in rows:
         assert 0 < row['final_s'] < row['reply_text_s'] <= row['reply_word_s'] + 0.2, row
     table = (out / 'latency.md').read_text()
     assert '| plain cascade | idle |' in table and '| 1.00 |' in table
+    assert '| pipecat-style cascade | idle |' in table
     assert (out / 'latency.png').stat().st_size > 0

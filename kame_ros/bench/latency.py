@@ -26,7 +26,7 @@ import sys
 import numpy as np
 
 from kame_ros.audio.wav import read_wav_24k
-from kame_ros.bench.cascade import CascadeTimes, PlainCascade
+from kame_ros.bench.cascade import CascadeTimes, PipecatCascade, PlainCascade
 from kame_ros.bench.knowledge import espeak_voice, run_agent, score
 from kame_ros.bench.knowledge_set import Question, QUESTIONS
 from kame_ros.bench.report import write_results
@@ -94,14 +94,17 @@ def agent_timings(run: Path, spans: list[tuple[float, float]], questions: list[Q
     return timings
 
 
+BASELINES = ('plain cascade', 'pipecat-style cascade')  # the report's ratios, in this order
+
+
 def cascade_timings(cascade: PlainCascade, wav: Path, spans: list[tuple[float, float]],
                     questions: list[Question], voices: list[str]) -> list[Timing]:
-    """Each question's audio (0.5 s before its speech, 3 s after) through the plain cascade."""
+    """Each question's audio (0.5 s before its speech, 3.5 s after) through a cascade."""
     audio = read_wav_24k(wav)
     timings = []
     for k, (question, (start, end)) in enumerate(zip(questions, spans)):
         lead = min(0.5, start)
-        clip = audio[int((start - lead) * 24000):int((end + 3.0) * 24000)]
+        clip = audio[int((start - lead) * 24000):int((end + 3.5) * 24000)]
         t: CascadeTimes = cascade.answer(clip, end - start + lead)
         # When the answer word plays: where the agent's tts front-end would place it.
         said = [offset for offset, word in word_marks(t.reply, 0, t.reply_samples)
@@ -132,15 +135,18 @@ def cell(values: list) -> str:
 def report(rows: dict[tuple[str, str], list[Timing]]) -> str:
     """Return the headline table (ratios to the cascade under the same load) and the stages."""
     lines = ['| system | load | first sound p50 / p90 s | first reply word p50 / p90 s | '
-             'reply word p50 / cascade p50 | answer word p50 / p90 s | right |',
-             '|---|---|---|---|---|---|---|']
+             'reply word p50 / plain cascade p50 | / pipecat-style cascade p50 | '
+             'answer word p50 / p90 s | right |',
+             '|---|---|---|---|---|---|---|---|']
     for (system, load), timings in rows.items():
-        base = pct([t.reply_word_s for t in rows.get(('plain cascade', load), [])], 50)
         mine = pct([t.reply_word_s for t in timings], 50)
-        ratio = f'{mine / base:.2f}' if base and mine is not None else 'n/a'
+        ratios = []
+        for baseline in BASELINES:
+            base = pct([t.reply_word_s for t in rows.get((baseline, load), [])], 50)
+            ratios.append(f'{mine / base:.2f}' if base and mine is not None else 'n/a')
         right = sum(t.correct for t in timings)
         lines.append(f'| {system} | {load} | {cell([t.first_sound_s for t in timings])} | '
-                     f'{cell([t.reply_word_s for t in timings])} | {ratio} | '
+                     f'{cell([t.reply_word_s for t in timings])} | {" | ".join(ratios)} | '
                      f'{cell([t.answer_s for t in timings])} | {right}/{len(timings)} |')
     lines += ['', '| system | load | end of speech -> final (cascade: transcript) p50 / p90 s | '
               '-> reply text p50 / p90 s | -> reply audio (first reply word) p50 / p90 s |',
@@ -201,10 +207,10 @@ def main(argv: list[str] | None = None) -> None:
     clips = build_input(wav, [(q.text, q.answers) for q in questions],
                         lambda text: speakers[spoken[text]](text))
     spans = speech_spans(wav, clips)
-    print('[latency] loading the plain cascade (Silero, Whisper, llama.cpp, hibari)...',
+    print('[latency] loading the cascades (Silero, Smart Turn, Whisper, llama.cpp, hibari)...',
           flush=True)
     yield_idle_cores()  # as the agent's processes do: the same libraries, the same waiting
-    cascade = PlainCascade()
+    cascades = {'plain cascade': PlainCascade(), 'pipecat-style cascade': PipecatCascade()}
     rows: dict[tuple[str, str], list[Timing]] = {}
     for load in opts.loads:
         busy = hogs(2) if load == 'hogs' else []
@@ -214,9 +220,9 @@ def main(argv: list[str] | None = None) -> None:
             run = opts.out / f'agent_{load}'
             run_agent(wav, run, opts.ros_args.split())
             rows[('kame_ros agent', load)] = agent_timings(run, spans, questions, voices)
-            print(f'[latency] plain cascade, {load}...', flush=True)
-            rows[('plain cascade', load)] = cascade_timings(cascade, wav, spans, questions,
-                                                            voices)
+            for name, cascade in cascades.items():
+                print(f'[latency] {name}, {load}...', flush=True)
+                rows[(name, load)] = cascade_timings(cascade, wav, spans, questions, voices)
         except (RuntimeError, ValueError) as err:
             sys.exit(f'kame_ros_bench_latency: {err}')
         finally:
