@@ -115,12 +115,10 @@ class PipecatCascade(PlainCascade):
         from kame_ros.stt.smart_turn import SmartTurn
         super().__init__(llm_threads)
         self.turn = SmartTurn()
-        self.verdicts: list[float] = []  # every Smart Turn probability, for the stage table
 
     def end_of_turn(self, audio: np.ndarray) -> tuple[int, int, float]:
         """End at the first short pause Smart Turn calls complete, or after a long silence."""
-        start, end, deciding_s, verdicts = pipecat_turn_end(audio, self.turn)
-        self.verdicts += verdicts
+        start, end, deciding_s, _ = pipecat_turn_end(audio, self.turn)
         return start, end, deciding_s
 
 

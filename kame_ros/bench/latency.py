@@ -1,7 +1,7 @@
 # Copyright 2026 kame_ros developers
 # SPDX-License-Identifier: Apache-2.0
 """
-kame_ros_bench_latency: how soon the agent answers, as a user hears it, beside a plain cascade.
+kame_ros_bench_latency: how soon the agent answers, as a user hears it, beside two cascades.
 
 Spoken questions (the knowledge benchmark's, in turn in three voices:
 hibari, espeak-ng American, espeak-ng British) run through the whole agent
@@ -11,8 +11,10 @@ itself has it (the last sample above the speech level, not the agent's
 VAD): first agent sound, first word of the reply (the acknowledgement
 aside), the answer word; and the stages between: the STT's final, the
 reply's text, its audio. In the same run and under the same load, the
-same questions go through the plain cascade of the same parts
-(``cascade.py``): its first reply word is the baseline the ratios divide by.
+same questions go through two cascades of the same parts (``cascade.py``):
+the plain one (a 0.6 s VAD silence ends the turn) and the pipecat-style one
+(a 0.2 s VAD stop, then Smart Turn v3.2); their first reply words are the
+baselines the ratios divide by.
 
     kame_ros_bench_latency --out out/latency
 """

@@ -110,8 +110,8 @@ def load_frontend_models(source: str, device: str = 'cpu', dtype: str = 'float32
     except ImportError as err:
         raise CheckpointError('the moshi package is not installed (pip install moshi)') from err
     progress(f'resolving checkpoint {source}')
-    progress(f'torch.compile kernels: {key_compile_cache()}')
     info = checkpoint_info(source)
+    progress(f'torch.compile kernels: {key_compile_cache()}')
     progress(f'loading LM weights {Path(info.moshi_weights).name}')
     lm, oracle_emb = load_lm(info, device, getattr(torch, dtype))
     progress('loading Mimi codec')
