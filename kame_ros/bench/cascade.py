@@ -31,7 +31,7 @@ from kame_ros.audio.frames import FRAME_SAMPLES, FRAME_SECONDS, int16_to_float, 
 from kame_ros.audio.resample import resample
 from kame_ros.oracle.backends.factory import make_backend
 from kame_ros.oracle.prompt import PromptBuilder
-from kame_ros.stt.smart_turn import COMPLETE
+from kame_ros.stt.smart_turn import COMPLETE, SmartTurn
 from kame_ros.stt.vad import SpeechSegmenter, VAD_RATE
 from kame_ros.stt.whisper_engine import embedded_whisper_dir
 
@@ -112,7 +112,6 @@ class PipecatCascade(PlainCascade):
 
     def __init__(self, llm_threads: int = 0) -> None:
         """Load the plain cascade's stages and the end-of-turn model."""
-        from kame_ros.stt.smart_turn import SmartTurn
         super().__init__(llm_threads)
         self.turn = SmartTurn()
 
