@@ -3,6 +3,7 @@
 """Faults: nodes killed and restarted, the STT engine failing at run time; answers resume."""
 import json
 import signal
+import threading
 import time
 
 import numpy as np
@@ -19,7 +20,15 @@ ORACLE = ('oracle', '--ros-args', '-p', 'backend:=llama_cpp')
 
 
 class Conversation:
-    """A live microphone (real-time frames) and an ear on what the agent says."""
+    """
+    A live microphone and an ear on what the agent says.
+
+    The microphone streams 80 ms frames in real time from start to end, silence
+    between the questions, as a robot's does: the front-end's output clock runs
+    on them, so a reply is played out while a node is killed and restarted. (A
+    microphone that paused there left the end of the last reply to be played when
+    the next question began; WebRTC AEC3 then lowered that question's first words.)
+    """
 
     def __init__(self, ros) -> None:
         self.node = ros.node('user')
@@ -28,8 +37,32 @@ class Conversation:
         self.node.create_subscription(FRONTEND_TEXT.msg_type, FRONTEND_TEXT.name,
                                       lambda m: self.spoken.append(json.loads(m.data)['text']),
                                       FRONTEND_TEXT.qos)
-        self.seq = 0
-        self.t0 = time.monotonic()
+        self._lock = threading.Lock()
+        self._pending = np.zeros(0, np.int16)  # speech not yet played
+        self._played = threading.Event()
+        self._closed = threading.Event()
+        self._thread = threading.Thread(target=self._stream, daemon=True)
+        self._thread.start()
+
+    def _stream(self) -> None:
+        """Publish one frame per 80 ms on an absolute schedule: the speech, else silence."""
+        seq, next_t = 0, time.monotonic()
+        while not self._closed.is_set():
+            with self._lock:
+                samples, self._pending = self._pending[:1920], self._pending[1920:]
+                finished = len(samples) > 0 and not len(self._pending)
+            samples = np.concatenate([samples, np.zeros(1920 - len(samples), np.int16)])
+            self.mic.publish(frame_to_msg(AudioFrame(seq, time.time_ns(), samples), 'mic'))
+            if finished:
+                self._played.set()
+            seq += 1
+            next_t += 0.08
+            time.sleep(max(0.0, next_t - time.monotonic()))
+
+    def close(self) -> None:
+        """Stop the microphone (before the ROS context goes)."""
+        self._closed.set()
+        self._thread.join(timeout=5)
 
     def wait_for_subscribers(self, topic: str, n: int, timeout: float = 120.0) -> None:
         end = time.monotonic() + timeout
@@ -43,14 +76,12 @@ class Conversation:
         self.speak(hibari_speech(question), expected, timeout)
 
     def speak(self, audio: np.ndarray, expected: str | None, timeout: float = 30.0) -> None:
-        """Play ``audio`` in real time, then wait for the agent's answer."""
-        audio = np.concatenate([audio, np.zeros(24000 * 2, np.int16)])
+        """Say ``audio`` and 2 s of silence into the microphone, then wait for the answer."""
         before = len(self.spoken)
-        for k in range(len(audio) // 1920):
-            frame = AudioFrame(self.seq, time.time_ns(), audio[k * 1920:(k + 1) * 1920])
-            self.mic.publish(frame_to_msg(frame, 'mic'))
-            self.seq += 1
-            time.sleep(0.08)
+        with self._lock:
+            self._played.clear()
+            self._pending = np.concatenate([audio, np.zeros(24000 * 2, np.int16)])
+        assert self._played.wait(len(audio) / 24000 + 12), 'the microphone stalled'
         end = time.monotonic() + timeout
 
         def answered() -> bool:
@@ -59,15 +90,16 @@ class Conversation:
                 return any(s and s != 'Okay.' for s in said)
             return expected.lower() in ' '.join(said).lower()
         while not answered():
-            self.keep_talking(end)
+            assert time.monotonic() < end, f'no answer; heard {self.spoken[-5:]}'
+            time.sleep(0.05)
 
-    def keep_talking(self, end: float) -> None:
-        """Silence frames keep the front-end's output clock running while it answers."""
-        assert time.monotonic() < end, f'no answer; heard {self.spoken[-5:]}'
-        frame = AudioFrame(self.seq, time.time_ns(), np.zeros(1920, np.int16))
-        self.mic.publish(frame_to_msg(frame, 'mic'))
-        self.seq += 1
-        time.sleep(0.08)
+
+@pytest.fixture
+def talk(ros):
+    """The user, talking to the agent for the length of the test."""
+    conversation = Conversation(ros)
+    yield conversation
+    conversation.close()
 
 
 def wait_active(processes, proc, line: str, timeout: float = 120.0) -> None:
@@ -79,8 +111,7 @@ def wait_active(processes, proc, line: str, timeout: float = 120.0) -> None:
 
 
 @pytest.mark.once
-def test_nodes_restarted_mid_conversation(ros, processes):
-    talk = Conversation(ros)
+def test_nodes_restarted_mid_conversation(talk, processes):
     stt = processes.start('stt')
     oracle = processes.start(*ORACLE)
     processes.start('frontend', '--ros-args', '-p', 'backend:=tts')
@@ -109,11 +140,10 @@ def tone(token: str, seconds: float) -> np.ndarray:
 
 
 @pytest.mark.once
-def test_stt_engine_failure_is_survived_and_rebuilt(ros, processes, tmp_path):
+def test_stt_engine_failure_is_survived_and_rebuilt(talk, processes, tmp_path):
     # A model whose positional table lasts ~4.5 s of one stream, as a real WeNet model's does
     # (longer): a 10 s utterance makes onnxruntime fail inside sherpa-onnx's decode.
     model = build_wenet_ctc(tmp_path / 'model', position_limit=200)
-    talk = Conversation(ros)
     finals = []
     talk.node.create_subscription(STT_FINAL.msg_type, STT_FINAL.name,
                                   lambda m: finals.append(json.loads(m.data)), STT_FINAL.qos)
