@@ -96,7 +96,7 @@ class Conversation:
 
 @pytest.fixture
 def talk(ros):
-    """The user, talking to the agent for the length of the test."""
+    """Give the test a user who talks to the agent for the length of the test."""
     conversation = Conversation(ros)
     yield conversation
     conversation.close()

@@ -146,3 +146,48 @@ def test_the_default_hears_a_noisy_question_that_whisper_alone_mishears():
     default = hear(default_front_end(), noisy, '')
     assert alone.errors > 0, 'Whisper tiny.en alone mishears it (measured: 1 of 6 words)'
     assert default.errors == 0 and not default.missed, 'WebRTC NS in front: every word'
+
+
+def test_an_echo_path_is_heard_and_the_echo_cancelled(reverberant_echo):
+    """A room between speaker and microphone: heard at once, and still heard under a user."""
+    speaker, mic, echo, user_at, user_n = reverberant_echo
+    processor = MicProcessor(MicProcessingConfig(noise_suppression='off'))
+    states = []
+    for k in range(len(mic) // FRAME_SAMPLES):
+        span = slice(k * FRAME_SAMPLES, (k + 1) * FRAME_SAMPLES)
+        processor.reference(AudioFrame(k, k * FRAME_NS, speaker[span]))
+        processor.process(AudioFrame(k, k * FRAME_NS, mic[span]))
+        states.append(processor.echo_path.heard)
+    first = states.index(True)
+    assert first * FRAME_SECONDS <= 1.5, 'heard within the first second and a half'
+    assert all(states[first:]), 'a user talking over the echo does not hide it'
+    assert processor.stats()['echo_path'] == 'heard'
+
+
+@pytest.mark.parametrize('mic_kind', ['user', 'silence', 'noise'])
+def test_no_echo_path_passes_the_user_over_the_agent_untouched(mic_kind):
+    """
+    The speaker plays but the microphone never hears it (a file, a bag, a headset).
+
+    Once the speaker has played for a moment with no echo found, the
+    microphone passes as it came: AEC3's output, with nothing to cancel,
+    had lowered the user talking over the agent.
+    """
+    rng = np.random.default_rng(3)
+    agent = hibari_speech('The capital of France is Paris, a large city on the river Seine, '
+                          'famous for its museums, its food and its long history.')
+    user = hibari_speech('No, stop, what is the capital of Japan?')
+    n = len(agent) // FRAME_SAMPLES * FRAME_SAMPLES
+    mic = {'user': np.zeros(n), 'silence': np.zeros(n),
+           'noise': white(n, rng) * 200}[mic_kind]
+    user_at = n - len(user) - 4800
+    if mic_kind == 'user':
+        mic[user_at:user_at + len(user)] += user
+    mic = int16(mic)
+    processor = MicProcessor(MicProcessingConfig(noise_suppression='off'))
+    out = run(processor, mic, agent[:n])
+    decided = processor.echo_path
+    assert decided.heard is False, decided.score
+    assert processor.stats()['echo_path'] == 'not heard'
+    over = slice(user_at, user_at + len(user))
+    np.testing.assert_array_equal(out[over], mic[over].astype(np.float64))

@@ -9,7 +9,9 @@ cancelling is WebRTC's AEC3, noise suppression WebRTC's NS (both on by
 default) and automatic gain control WebRTC's AGC2 (off), all from
 ``pywebrtc-audio`` (the module browsers run), as ``kame_ros_bench_hearing``
 measured them (docs/measurements.md, "Hearing"; a hand-written one-delay,
-one-gain canceller was measured beside AEC3 and removed). Every frame's
+one-gain canceller was measured beside AEC3 and removed). AEC3's output is
+used only while the microphone hears the speaker (``echo_path.py``): with no
+echo path it lowers and garbles a user who talks over the agent. Every frame's
 cost is counted for /diagnostics; it all runs on the stt node's worker
 thread, never in a subscription callback.
 """
@@ -20,6 +22,7 @@ from typing import Any
 
 import numpy as np
 
+from kame_ros.audio.echo_path import EchoPath
 from kame_ros.audio.frames import AudioFrame, FRAME_SECONDS, SAMPLE_RATE
 from kame_ros.audio.speaker_reference import SpeakerReference
 from kame_ros.settings import check, setting
@@ -89,6 +92,7 @@ class MicProcessor:
                                  '(pip install pywebrtc-audio)') from err
         processors = [AudioProcessor(sample_rate=SAMPLE_RATE, **stage) for stage in stages]
         self._aec = processors.pop(0) if config.echo_cancel else None
+        self.echo_path = EchoPath()
         self._stages = processors
         self.cost = FrameCost()
 
@@ -103,7 +107,11 @@ class MicProcessor:
         if self._aec is not None:
             self.speaker.wait_for(frame.stamp_ns, REFERENCE_WAIT_S)
             t0 = time.perf_counter()  # the wait is not compute
-            samples = self._aec.process(samples, self.speaker.window(frame.stamp_ns))
+            played = self.speaker.window(frame.stamp_ns)
+            cancelled = self._aec.process(samples, played)  # adapts, whichever is used
+            self.echo_path.push(samples, played)
+            if self.echo_path.heard is not False:
+                samples = cancelled
         for stage in self._stages:
             samples = stage.process(samples, None)
         if samples is not frame.samples:
@@ -112,8 +120,10 @@ class MicProcessor:
         return frame
 
     def stats(self) -> dict[str, Any]:
-        """Return the per-frame cost and how often the echo reference came too late."""
+        """Return the per-frame cost, late echo references, and whether an echo is heard."""
         values = self.cost.values()
         if self.config.echo_cancel:
             values['echo_reference_late'] = self.speaker.late
+            values['echo_path'] = self.echo_path.state()
+            values['echo_path_score'] = round(self.echo_path.score, 1)
         return values
