@@ -192,7 +192,9 @@ def test_a_final_is_not_read_again_when_the_latest_read_covers_it():
                      partial_interval_s=10.0)
     stt.load(lambda s: None)
     try:
-        speech = hibari_speech('Turn left at the')
+        # Read as unfinished ("How many legs does?"); "Turn left at the", here before
+        # Whisper's window was fitted to the speech, now reads "Turn left there."
+        speech = hibari_speech('How many legs does')
         audio = np.concatenate([silence(1.0), speech, silence(2.0)])
         finals_at = paced(stt, events, audio, 4)
         assert len(finals_at) == 1 and stt.early_finals == 0
@@ -204,3 +206,55 @@ def test_a_final_is_not_read_again_when_the_latest_read_covers_it():
             'one read of the utterance (the pause read), none for the final'
     finally:
         stt.close()
+
+
+def test_whisper_reads_on_a_window_fitted_to_the_speech(whisper, tmp_path):
+    """
+    A read hears the speech and ``PAD_S`` of silence, not Whisper's 30 s, and hears it as well.
+
+    The same clips read by faster-whisper's own ``transcribe`` (the 30 s
+    window) are the reference: the fitted window may not hear worse. Three
+    voices, so one voice's luck decides nothing; a 25 s utterance still fits.
+    """
+    from speech_fixtures import espeak_speech, SENTENCES
+    from kame_ros.audio.frames import int16_to_float, SAMPLE_RATE
+    from kame_ros.audio.resample import resample
+    from kame_ros.stt.whisper_read import PAD_S, RATE, WINDOW_S
+    stt, _ = whisper
+    extractor = stt.model.feature_extractor
+    windows = []
+    reader_extract = extractor.__call__
+
+    class Counting:
+        """The model's own feature extractor; records each window's length in seconds."""
+
+        def __getattr__(self, name):
+            return getattr(extractor, name)
+
+        def __call__(self, audio, *args, **kwargs):
+            windows.append(len(audio) / RATE)
+            return reader_extract(audio, *args, **kwargs)
+    stt.model.feature_extractor = Counting()
+    try:
+        ours = theirs = words_n = 0
+        for text in SENTENCES[:3]:
+            for audio in (hibari_speech(text), espeak_speech(text, 'en-us', tmp_path),
+                          espeak_speech(text, 'en-gb', tmp_path)):
+                x = resample(int16_to_float(audio), SAMPLE_RATE, RATE)
+                heard = stt.reader.read(x)
+                assert windows[-1] == pytest.approx(len(x) / RATE + PAD_S, abs=1e-3)
+                segments, _ = stt.model.transcribe(x, language='en', beam_size=1,
+                                                   without_timestamps=True)
+                full = ' '.join(s.text.strip() for s in segments)
+                ours += word_errors(text, heard)[0]
+                theirs += word_errors(text, full)[0]
+                words_n += word_errors(text, full)[1]
+        assert ours <= theirs + 1, (ours, theirs, words_n)
+        assert ours / words_n <= 0.15
+        long = np.concatenate([hibari_speech(s) for s in SENTENCES] * 2)[:25 * SAMPLE_RATE]
+        heard = stt.reader.read(resample(int16_to_float(long), SAMPLE_RATE, RATE))
+        assert windows[-1] == WINDOW_S, 'a long utterance is read in the whole 30 s window'
+        assert 'capital' in heard.lower() and len(heard.split()) >= 40, heard
+    finally:
+        stt.model.feature_extractor = extractor
+    assert stt.reader.read(np.zeros(RATE * 2, np.float32)) == '', 'silence says nothing'

@@ -5,13 +5,14 @@ The cascades a team wires from the usual speech parts: the latency benchmark's b
 
 whisper_ros -> llama_ros -> a TTS, with the agent's own components so
 only the architecture differs: Silero VAD ends the turn after
-``END_SILENCE_S`` of silence, Whisper tiny.en reads the utterance, llama.cpp
-(the same GGUF, system prompt and threads as the oracle) answers until its
-first sentence is written, hibari synthesizes that sentence. Nothing runs
-ahead: each stage starts when the one before it is done, which is what the
-cascade is. The VAD runs on the audio's own time; the other stages are
-timed on this machine's wall clock as they run, one after the other, so
-the figure is what a user of that pipeline would wait here.
+``END_SILENCE_S`` of silence, Whisper tiny.en reads the utterance as the
+agent reads it (``WhisperReader``), llama.cpp (the same GGUF, system
+prompt and threads as the oracle) answers until its first sentence is
+written, hibari synthesizes that sentence. Nothing runs ahead: each
+stage starts when the one before it is done, which is what the cascade
+is. The VAD runs on the audio's own time; the other stages are timed on
+this machine's wall clock as they run, one after the other, so the figure
+is what a user of that pipeline would wait here.
 
 ``PipecatCascade`` is the same pipeline with the turn ended as pipecat ends
 it, the stronger baseline a team builds today: Silero VAD stops after
@@ -34,6 +35,7 @@ from kame_ros.oracle.prompt import PromptBuilder
 from kame_ros.stt.smart_turn import COMPLETE, SmartTurn
 from kame_ros.stt.vad import SpeechSegmenter, VAD_RATE
 from kame_ros.stt.whisper_engine import embedded_whisper_dir
+from kame_ros.stt.whisper_read import WhisperReader
 
 END_SILENCE_S = 0.6  # the common VAD end-of-turn setting (whisper_ros's default silence)
 PIPECAT_VAD_STOP_S = 0.2  # pipecat's VAD stop with a turn model behind it
@@ -61,8 +63,8 @@ class PlainCascade:
         """Load every stage (the same models the agent loads by default)."""
         from faster_whisper import WhisperModel
         from hibari import Hibari
-        self.whisper = WhisperModel(embedded_whisper_dir(), device='cpu', compute_type='int8',
-                                    cpu_threads=2)
+        self.whisper = WhisperReader(WhisperModel(embedded_whisper_dir(), device='cpu',
+                                                  compute_type='int8', cpu_threads=2))
         self.llm = make_backend('llama_cpp', threads=llm_threads)
         self.llm.load(lambda step: None)
         self.tts = Hibari()
@@ -86,10 +88,7 @@ class PlainCascade:
         vad_end_s = end * FRAME_SECONDS - speech_end_s + deciding_s
         utterance = audio[max(0, start - 4) * FRAME_SAMPLES:end * FRAME_SAMPLES]
         t0 = time.perf_counter()
-        segments, _ = self.whisper.transcribe(
-            resample(int16_to_float(utterance), SAMPLE_RATE, VAD_RATE), language='en',
-            beam_size=1, without_timestamps=True, condition_on_previous_text=False)
-        heard = ' '.join(s.text.strip() for s in segments if s.no_speech_prob < 0.6)
+        heard = self.whisper.read(resample(int16_to_float(utterance), SAMPLE_RATE, VAD_RATE))
         t_heard = time.perf_counter() - t0
         prompt = PromptBuilder()
         prompt.hear('user', heard)

@@ -10,7 +10,10 @@ partial whenever the previous read is done and at least
 for the final when the VAD hears the end of the turn. Finals are never
 skipped; partials are skipped while the worker is busy, so the engine can
 fall behind by at most one partial. ``accept`` only does VAD and
-bookkeeping: the audio thread never waits for Whisper.
+bookkeeping: the audio thread never waits for Whisper. Each read is
+``WhisperReader``'s, on a window fitted to the utterance (0.24 s for a 2 s
+question on two cores, 0.54 s with Whisper's 30 s window), so partials keep
+up with the speech and the read at the user's pause is done soon after it.
 
 The end of a turn comes early when the transcript is complete: as soon as
 the user pauses, the utterance is read once more (unless a read that
@@ -45,6 +48,7 @@ from kame_ros.stt.engine import Emit, SttConfig, SttEngine
 from kame_ros.stt.errors import SttError
 from kame_ros.stt.utterance import UtteranceTracker
 from kame_ros.stt.vad import SpeechSegmenter, VAD_RATE
+from kame_ros.stt.whisper_read import WhisperReader
 from kame_ros.words import looks_complete
 
 EMBEDDED_WHISPER = 'whisper-tiny.en'
@@ -122,6 +126,7 @@ class WhisperStt(SttEngine):
         self._tracker = UtteranceTracker()
         self._worker: threading.Thread | None = None
         self.model = None
+        self.reader: WhisperReader | None = None
         self.audio_seconds = 0.0
         self.compute_seconds = 0.0
         self.failures = 0
@@ -146,6 +151,7 @@ class WhisperStt(SttEngine):
                                       cpu_threads=self.threads)
         except (RuntimeError, OSError, ValueError) as err:
             raise SttError(f'cannot load Whisper model {path!r}: {err}') from err
+        self.reader = WhisperReader(self.model)
         try:
             self.segmenter = SpeechSegmenter(end_silence_s=self.end_silence_s)
         except ModelError as err:
@@ -278,11 +284,7 @@ class WhisperStt(SttEngine):
 
     def _transcribe(self, audio: np.ndarray) -> str:
         t0 = time.perf_counter()
-        x = resample(int16_to_float(audio), SAMPLE_RATE, VAD_RATE)
-        segments, _ = self.model.transcribe(x, language='en', beam_size=1,
-                                            without_timestamps=True,
-                                            condition_on_previous_text=False)
-        text = ' '.join(s.text.strip() for s in segments if s.no_speech_prob < 0.6)
+        text = self.reader.read(resample(int16_to_float(audio), SAMPLE_RATE, VAD_RATE))
         self.compute_seconds += time.perf_counter() - t0
         self.audio_seconds += len(audio) / SAMPLE_RATE
         return text
