@@ -32,6 +32,7 @@ from collections import deque
 import numpy as np
 
 from kame_ros.audio.frames import FRAME_SAMPLES, FRAME_SECONDS, SAMPLE_RATE
+from kame_ros.audio.levels import rms
 from kame_ros.audio.resample import resample
 
 RATE = 8000  # the correlation's rate: speech's band, a third of the work
@@ -78,7 +79,7 @@ class EchoPath:
             return
         self._since_test = 0
         speaker_window = np.concatenate(self._speaker)
-        if np.sqrt(np.mean(np.square(speaker_window, dtype=np.float64))) < PLAYING_RMS:
+        if rms(speaker_window) < PLAYING_RMS:
             return
         self.score = gcc_phat_score(np.concatenate(self._mic), speaker_window)
         if self.score >= PRESENT:

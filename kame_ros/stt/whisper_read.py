@@ -38,23 +38,23 @@ class WhisperReader:
 
     def __init__(self, model) -> None:
         """Take the model's feature extractor, tokenizer and CTranslate2 Whisper."""
+        from ctranslate2 import StorageView
         from faster_whisper.tokenizer import Tokenizer
         self.model = model
-        tokenizer = Tokenizer(model.hf_tokenizer, model.model.is_multilingual,
-                              task='transcribe', language='en')
-        self.tokenizer = tokenizer
-        self.prompt = [*tokenizer.sot_sequence, tokenizer.no_timestamps]
+        self._storage = StorageView
+        self.tokenizer = Tokenizer(model.hf_tokenizer, model.model.is_multilingual,
+                                   task='transcribe', language='en')
+        self.prompt = [*self.tokenizer.sot_sequence, self.tokenizer.no_timestamps]
 
     def read(self, audio: np.ndarray) -> str:
         """Return the words in ``audio`` (float, 16 kHz): '' for non-speech."""
-        import ctranslate2
         window = int(WINDOW_S * RATE)
         audio = np.asarray(audio, np.float32)[-window:]
         padded = np.concatenate([audio, np.zeros(int(PAD_S * RATE), np.float32)])[:window]
         extractor = self.model.feature_extractor
         features = extractor(padded)[:, :extractor.nb_max_frames]
         result = self.model.model.generate(
-            ctranslate2.StorageView.from_array(np.ascontiguousarray(features[None])),
+            self._storage.from_array(np.ascontiguousarray(features[None])),
             [self.prompt], beam_size=1, max_length=int(8 + TOKENS_PER_S * len(audio) / RATE),
             return_no_speech_prob=True, suppress_blank=True, suppress_tokens=[-1])[0]
         if result.no_speech_prob >= NO_SPEECH:
