@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 
 from kame_ros.audio.frames import float_to_int16
-from kame_ros.frontend.speech_audio import ACK_TRIM_LEVEL, word_marks
+from kame_ros.frontend.speech_audio import ACK_TRIM_LEVEL, LEAD_SAMPLES, word_marks
 from kame_ros.frontend.tts_engine import TtsFrontEnd
 from kame_ros.oracle.events import OracleEvent
 from kame_ros.stt.events import TranscriptEvent
@@ -155,7 +155,7 @@ def test_a_final_soon_after_the_reply_started_is_the_same_turn(started):
     assert play(fe, 5) == ['Okay.']
     reply(fe, 1, 1, 'The capital of which country would you like to know about?')
     synthesized(fe)
-    assert play(fe, 5)[:1] == ['The']
+    assert play(fe, 8)[:1] == ['The']  # after the rest of "Okay." and its pause
     fe.on_turn_end(final(2, 'Of France.'))  # the user went on: no second "Okay."
     reply(fe, 2, 2, 'Paris.')
     assert wait_for(lambda: fe.reply == (0, 2) and len(fe._audio) > 0, 30)
@@ -200,6 +200,36 @@ def test_a_reply_opening_is_said_before_its_sentence_ends_and_joins_it_without_a
     assert len(fe._audio) - opening < len(untrimmed)
     heard = ''.join(fe.step(SILENCE).text for _ in range(60))
     assert heard.split() == ['The', 'capital', 'of', 'France', 'is', 'Paris.']
+
+
+def loud_at(frames: list[np.ndarray]) -> np.ndarray:
+    """Sample offsets, over the played frames, above the synthesizer's silence."""
+    return np.flatnonzero(np.abs(np.concatenate(frames).astype(np.int32)) > ACK_TRIM_LEVEL)
+
+
+def test_a_reply_sounds_on_its_first_frame_and_after_the_acknowledgement_with_a_pause(started):
+    """
+    Issue 39: oracle text to speaker audio without hibari's 0.3 s of lead-in silence.
+
+    Its first frame carries its first word and its sound within LEAD_SAMPLES;
+    a reply ready while "Okay." plays follows it after a pause, not run into it.
+    """
+    fe = started(acknowledgement='')
+    reply(fe, 1, 1, 'The capital of France is Paris.')
+    synthesized(fe)
+    outs = [fe.step(SILENCE) for _ in range(3)]
+    assert outs[0].text.split() == ['The']
+    assert loud_at([o.pcm for o in outs])[0] <= LEAD_SAMPLES, 'no dead air before the reply'
+
+    fe = started()
+    fe.on_turn_end(final(1))
+    first = fe.step(SILENCE)  # "Okay." starts; its reply is ready before it ends
+    reply(fe, 1, 1, 'Paris is the capital.')
+    assert wait_for(lambda: not fe.synthesis.busy, 30)
+    played = loud_at([first.pcm] + [fe.step(SILENCE).pcm for _ in range(20)])
+    ack = len(fe._ack_audio)  # "Okay." and the silence it keeps after it
+    gap = played[played >= ack][0] - played[played < ack][-1]
+    assert 0.2 * 24000 <= gap <= 0.4 * 24000, gap / 24000
 
 
 def test_a_short_opening_waits_for_its_sentence(started):

@@ -10,7 +10,7 @@ import numpy as np
 
 from kame_ros.audio.frames import float_to_int16
 from kame_ros.frontend.say_queue import Done, SayQueue, Segment
-from kame_ros.frontend.speech_audio import trim, word_marks
+from kame_ros.frontend.speech_audio import LEAD_SAMPLES, trim, word_marks
 
 SAY_REPLY = (-1, -1)  # jobs of say requests: never superseded by oracle replies
 
@@ -88,8 +88,11 @@ class Synthesis:
                 self.says.stopped(job.say_id, job.on_done, failed=True)
             return
         samples, _ = float_to_int16(wav)
-        if job.trim_start or job.trim_end:
-            samples = trim(samples, job.trim_start, job.trim_end)
+        # The lead-in silence goes (all of it inside a sentence, all but LEAD_SAMPLES before
+        # one): before a reply's first word it is only delay; between sentences the previous
+        # one's trailing silence is the pause.
+        samples = trim(samples, True, job.trim_end,
+                       keep_start=0 if job.trim_start else LEAD_SAMPLES)
         if is_say:
             self.says.synthesized(Segment(job.say_id, samples,
                                           word_marks(job.text, 0, len(samples)), job.on_done))

@@ -25,7 +25,7 @@ from kame_ros.frontend.budget import FrameBudget
 from kame_ros.frontend.engine import FrameOutput, FrontEndEngine
 from kame_ros.frontend.reply_text import ReplyText
 from kame_ros.frontend.say_queue import Done, SayQueue, Segment
-from kame_ros.frontend.speech_audio import trim, word_marks
+from kame_ros.frontend.speech_audio import ACK_GAP_SAMPLES, trim, word_marks
 from kame_ros.frontend.synthesis import Job, SAY_REPLY, Synthesis
 from kame_ros.frontend.turn_taking import TurnTaking
 from kame_ros.models import model_file
@@ -73,8 +73,10 @@ class TtsFrontEnd(FrontEndEngine):
         """Synthesize the acknowledgement now (also warms hibari up for the first sentence)."""
         t0 = time.perf_counter()
         ack, _ = float_to_int16(self.tts(self.acknowledgement or 'Ready.', speed=self.speed))
-        # Trimmed of hibari's leading and trailing silence: it sounds the moment it is due.
-        self._ack_audio = trim(ack) if self.acknowledgement else np.zeros(0, np.int16)
+        # Without hibari's leading silence: it sounds the moment it is due. A short pause stays
+        # after it, before a reply that is ready meanwhile.
+        self._ack_audio = (trim(ack, keep_end=ACK_GAP_SAMPLES) if self.acknowledgement
+                           else np.zeros(0, np.int16))
         return time.perf_counter() - t0
 
     def start(self) -> None:
