@@ -45,3 +45,9 @@ def test_a_cancel_during_the_prompt_evaluation_stops_it_there(backend, capfd):
     assert 'removing memory module entries' not in logged and 'failed' not in logged, logged
 
     assert ''.join(backend.stream(QUESTION, 12, threading.Event())) == before
+    # /diagnostics counts the prompt tokens: those llama.cpp evaluated are the ones named.
+    tokens = backend.prompt_tokens(QUESTION)
+    assert backend.llm.input_ids[:len(tokens)].tolist() == tokens
+    stats = backend.stats()
+    assert stats['prompt_tokens_lost'] >= 1, stats  # the aborted batch
+    assert 0 < stats['prompt_tokens_evaluated'] < stats['prompt_tokens'], stats

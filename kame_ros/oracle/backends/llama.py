@@ -20,11 +20,17 @@ prompt left nothing: the answer after it re-evaluated the whole prompt
 llama.cpp reports an abort as a failed graph computation (four log lines,
 one of them printed); those lines are the cancel, not a fault, so they are
 kept out of the log while an abort this process asked for is under way.
+
+Every prompt's tokens, those reused from the previous prompt and those
+lost in aborted batches are counted for ``/diagnostics``: what the guesses
+on partial transcripts cost, and how much of the question was evaluated
+before the final.
 """
 import ctypes
+from dataclasses import dataclass
 from pathlib import Path
 import threading
-from typing import Any, Iterator
+from typing import Any, Iterator, Sequence
 
 from kame_ros.oracle.backends.base import BackendError, LLMBackend, Messages, Progress
 
@@ -47,6 +53,52 @@ def _filter_abort_lines(llama_cpp) -> None:
     _LOG_FILTER.append(log)
 
 
+def shared_prefix(a: Sequence[int], b: Sequence[int]) -> int:
+    """Return how many leading tokens ``a`` and ``b`` have in common."""
+    n = 0
+    for x, y in zip(a, b):
+        if x != y:
+            break
+        n += 1
+    return n
+
+
+@dataclass
+class PromptCounts:
+    """Prompt tokens: every prompt's, those reused from the one before, those lost to aborts."""
+
+    prompts: int = 0
+    tokens: int = 0
+    reused: int = 0
+    lost: int = 0  # in batches an abort threw away
+    last_tokens: int = 0  # the latest prompt: its tokens, and those it reused
+    last_reused: int = 0
+
+    @property
+    def evaluated(self) -> int:
+        """Prompt tokens llama.cpp was asked to evaluate."""
+        return self.tokens - self.reused
+
+
+def chat_formatter(llm):
+    """
+    Return the GGUF's chat template as llama-cpp-python builds it (None without one).
+
+    The same template, tokens and special tokens its chat completion uses,
+    so ``prompt_tokens`` names exactly the tokens a prompt evaluates.
+    """
+    from llama_cpp.llama_chat_format import Jinja2ChatFormatter
+    template = llm.metadata.get('tokenizer.chat_template')
+    if template is None or llm.chat_format != 'chat_template.default':
+        return None
+    eos, bos = llm.token_eos(), llm.token_bos()
+
+    def text(token: int) -> str:
+        return llm.detokenize([token], special=True).decode('utf-8') if token != -1 else ''
+    return Jinja2ChatFormatter(template=template, eos_token=text(eos), bos_token=text(bos),
+                               stop_token_ids=[eos])
+
+
 class LlamaCppBackend(LLMBackend):
     """GGUF chat model via llama-cpp-python."""
 
@@ -65,6 +117,9 @@ class LlamaCppBackend(LLMBackend):
         self._busy = threading.Lock()
         self._cancel: threading.Event | None = None  # of the generation holding _busy
         self._abort = None  # the C callback; referenced here so it outlives the context
+        self._formatter = None  # the GGUF's chat template: messages -> the prompt's tokens
+        self._prompt: list[int] = []  # the tokens of the generation holding _busy
+        self.counts = PromptCounts()
 
     def load(self, progress: Progress) -> None:
         """Map the GGUF file."""
@@ -84,17 +139,28 @@ class LlamaCppBackend(LLMBackend):
         except (ValueError, RuntimeError) as err:
             raise BackendError(f'cannot load {self.model_path}: {err}') from err
         _filter_abort_lines(llama_cpp)
+        self._formatter = chat_formatter(self.llm)
         self._abort = llama_cpp.ggml_abort_callback(self._should_abort)
         llama_cpp.llama_set_abort_callback(self.llm.ctx, self._abort, None)
         progress('ready')
 
+    def prompt_tokens(self, messages: Messages) -> list[int]:
+        """Return the tokens llama-cpp-python's chat completion evaluates for ``messages``."""
+        if self._formatter is None:
+            return []
+        result = self._formatter(messages=messages)
+        return self.llm.tokenize(result.prompt.encode('utf-8'), add_bos=not result.added_special,
+                                 special=True)
+
     def _should_abort(self, _data) -> bool:
         """Tell llama.cpp, between graph nodes, whether the running generation is cancelled."""
         cancel = self._cancel
-        if cancel is not None and cancel.is_set():
-            _ABORTING.set()
-            return True
-        return False
+        if cancel is None or not cancel.is_set():
+            return False
+        if not _ABORTING.is_set():  # the batch under evaluation is lost
+            self.counts.lost += max(1, min(PROMPT_BATCH, len(self._prompt) - self.llm.n_tokens))
+        _ABORTING.set()
+        return True
 
     def stream(self, messages: Messages, max_tokens: int,
                cancel: threading.Event) -> Iterator[str]:
@@ -104,6 +170,7 @@ class LlamaCppBackend(LLMBackend):
         with self._busy:
             if cancel.is_set():
                 return
+            self._count(self.prompt_tokens(messages))
             self._cancel = cancel
             try:
                 for chunk in self.llm.create_chat_completion(messages=messages,
@@ -123,9 +190,23 @@ class LlamaCppBackend(LLMBackend):
                 self._cancel = None
                 _ABORTING.clear()
 
+    def _count(self, tokens: list[int]) -> None:
+        """Count a prompt about to be evaluated: llama.cpp reuses what it shares with the last."""
+        reused = shared_prefix(self.llm.input_ids[:self.llm.n_tokens].tolist(), tokens)
+        reused -= reused == len(tokens)  # a prompt evaluated whole: its last token again
+        self._prompt = tokens
+        counts = self.counts
+        counts.prompts += 1
+        counts.tokens += len(tokens)
+        counts.reused += reused
+        counts.last_tokens, counts.last_reused = len(tokens), reused
+
     def stats(self) -> dict[str, Any]:
-        """Return the model file and threads."""
-        return {**super().stats(), 'model': Path(self.model_path).name, 'threads': self.threads}
+        """Return the model file, threads and prompt-token counts."""
+        counts = self.counts
+        return {**super().stats(), 'model': Path(self.model_path).name, 'threads': self.threads,
+                'prompt_tokens': counts.tokens, 'prompt_tokens_evaluated': counts.evaluated,
+                'prompt_tokens_lost': counts.lost}
 
     def close(self) -> None:
         """Free the model."""
