@@ -24,7 +24,10 @@ from rosbags.typesys import get_typestore, Stores
 from kame_ros.audio.frames import AudioFrame
 from kame_ros.audio.resample import resample
 from kame_ros.audio.wav import write_wav
+from kame_ros.bench.knowledge import espeak_voice
+from kame_ros.records.timeline import read_events
 from kame_ros.ros.audio_msg import frame_to_msg
+from kame_ros.words import words
 from speech_fixtures import hibari_speech
 
 pytestmark = pytest.mark.ros  # the agent tool over DDS, bags of both distributions
@@ -230,3 +233,36 @@ def test_sigterm_writes_what_it_has_and_exits_non_zero(tmp_path):
     assert err.strip().splitlines()[-1].startswith('kame_ros_agent: stopped by SIGTERM'), err
     assert (tmp_path / 'out' / 'events.jsonl').read_text().strip()
     assert 'What is the capital' in (tmp_path / 'out' / 'transcript.md').read_text()
+
+
+@pytest.mark.slow
+def test_a_user_talking_over_the_reply_is_heard_and_answered(tmp_path):
+    """
+    Issue 41: a file (no echo path); while the agent answers, another voice asks again.
+
+    With AEC3's output used before an echo path was found, "What is the
+    capital of Japan?" over the agent's first words was heard as "full of
+    Japan." and never answered. ``--realtime-factor 0`` answers in no input
+    time, so the reply surely plays when the second question comes.
+    """
+    first = hibari_speech(QUESTION)
+    second = espeak_voice('en-us')('What is the capital of Japan?')
+    at = len(first) + 24000  # as the reply starts, "Okay." said (in input time: no LLM time)
+    audio = np.concatenate([first, np.zeros(at - len(first), np.int16), second,
+                            np.zeros(8 * 24000, np.int16)])
+    write_wav(tmp_path / 'q.wav', audio)
+    result = agent('--input', str(tmp_path / 'q.wav'), '--out', str(tmp_path / 'out'),
+                   '--realtime-factor', '0', '--idle-s', '1.0')
+    assert result.returncode == 0, result.stderr[-3000:]
+    _, events = read_events(tmp_path / 'out')
+    loud = np.flatnonzero(np.abs(second.astype(np.int32)) > 300)
+    asked = ((at + loud[0]) / 24000, (at + loud[-1]) / 24000)
+    starts = [e.t for e in events if e.kind == 'speech.agent.start']
+    ends = [e.t for e in events if e.kind == 'speech.agent.end']
+    assert any(s < asked[0] + 0.5 and e > asked[0] + 0.5 for s, e in zip(starts, ends)), \
+        ('the agent speaks as the second question starts', starts, ends, asked)
+    finals = [(e.t, e.text) for e in events if e.kind == 'stt.final']
+    japan = [t for t, text in finals if words(text) == words('What is the capital of Japan?')]
+    assert japan, finals
+    said = ''.join(e.text for e in events if e.kind == 'frontend.text' and e.t > japan[0])
+    assert 'Tokyo' in said, said

@@ -12,6 +12,8 @@ from kame_ros.audio.mic_processing import MicProcessingConfig, MicProcessor, REF
 from kame_ros.bench.hearing import (default_front_end, hear, question_stream, room, Stream,
                                     white, with_noise)
 from kame_ros.bench.knowledge import espeak_voice
+from kame_ros.stt.engine import hear as hear_frame
+from kame_ros.stt.whisper_engine import WhisperStt
 from polling import wait_for
 from speech_fixtures import hibari_speech
 
@@ -66,7 +68,8 @@ def test_aec_follows_a_reverberant_room_and_keeps_the_user(reverberant_echo):
     out = run(MicProcessor(MicProcessingConfig(noise_suppression='off')), mic, speaker)
     settled = slice(3 * 24000, user_at - 12000)  # after AEC3 converged, before the user
     assert removed_db(echo, out, settled) > 30  # measured: 60 dB (one delay + gain: 9 dB)
-    assert removed_db(echo, out, slice(0, 24000)) > 15, 'from the first second'
+    # Raw until the path is found (within 1.5 s, next test), then cancelled at once.
+    assert removed_db(echo, out, slice(36000, 60000)) > 15, 'from the second after'
     user = slice(user_at, user_at + user_n)
     assert np.std(out[user]) > 0.3 * np.std(mic[user].astype(np.float64)), 'the user passes'
 
@@ -162,16 +165,59 @@ def test_an_echo_path_is_heard_and_the_echo_cancelled(reverberant_echo):
     assert first * FRAME_SECONDS <= 1.5, 'heard within the first second and a half'
     assert all(states[first:]), 'a user talking over the echo does not hide it'
     assert processor.stats()['echo_path'] == 'heard'
+    # Frames passed raw while the speaker played from the start: the STT is told from when.
+    assert processor.echo_found == 1 and 0 <= processor.take_echo_found() <= 0.4e9
+    assert processor.take_echo_found() is None, 'told once'
 
 
-@pytest.mark.parametrize('mic_kind', ['user', 'silence', 'noise'])
-def test_no_echo_path_passes_the_user_over_the_agent_untouched(mic_kind):
+@pytest.mark.parametrize('lead_s,delay_s,gain', [(0.0, 0.04, 0.5), (1.0, 0.15, 0.5),
+                                                 (1.0, 0.25, 0.2)])
+def test_the_robot_is_not_heard_before_its_echo_path_is_found(lead_s, delay_s, gain):
+    """
+    Issue 41: the microphone passes raw until the echo path is found, and the robot is not heard.
+
+    A robot greets as it starts (``lead_s`` 0), or talks a second in: the
+    path is found within a few frames of the speaker's first sound, and
+    until then the user is not said to speak; what leaked raw opens no
+    utterance (the frames kept before a VAD start are dropped too), so no
+    final: the robot does not answer itself.
+    """
+    agent = hibari_speech('Okay. The capital of France is Paris, a large city on the Seine.')
+    speaker = np.concatenate([np.zeros(int(lead_s * 24000)), agent,
+                              np.zeros(3 * 24000)]).astype(np.float64)
+    n = len(speaker) // FRAME_SAMPLES * FRAME_SAMPLES
+    echo = room(speaker, np.random.default_rng(2), delay_s=delay_s, gain=gain)
+    mic = int16(echo[:n] + white(n, np.random.default_rng(4)) * 30)
+    speaker = int16(speaker[:n])
+    processor = default_front_end()
+    finals, speaking, found = [], [], []
+    stt = WhisperStt(lambda event: finals.append(event.text) if event.final else None)
+    stt.load(lambda step: None)
+    try:
+        for k in range(n // FRAME_SAMPLES):
+            span = slice(k * FRAME_SAMPLES, (k + 1) * FRAME_SAMPLES)
+            processor.reference(AudioFrame(k, k * FRAME_NS, speaker[span]))
+            speaking.append(hear_frame(processor, stt, AudioFrame(k, k * FRAME_NS, mic[span])))
+            found.append(processor.echo_path.heard)
+            assert wait_for(lambda: stt.idle, 10)
+    finally:
+        stt.close()
+    onset = np.flatnonzero(np.abs(speaker) > 300)[0] / 24000
+    assert processor.echo_found == 1, processor.stats()
+    assert (found.index(True) + 1) * FRAME_SECONDS - onset <= 0.4, 'found within 0.4 s'
+
+    assert finals == [] and not any(speaking), (finals, speaking.index(True))
+
+
+@pytest.mark.parametrize('mic_kind,user_first', [
+    ('user', False), ('user', True), ('silence', False), ('noise', False)])
+def test_no_echo_path_passes_the_user_over_the_agent_untouched(mic_kind, user_first):
     """
     The speaker plays but the microphone never hears it (a file, a bag, a headset).
 
-    Once the speaker has played for a moment with no echo found, the
-    microphone passes as it came: AEC3's output, with nothing to cancel,
-    had lowered the user talking over the agent.
+    The microphone passes as it came, also before anything is decided (the
+    user talking over the agent's first words: ``user_first``): AEC3's
+    output, with nothing to cancel, had lowered the user talking over the agent.
     """
     rng = np.random.default_rng(3)
     agent = hibari_speech('The capital of France is Paris, a large city on the river Seine, '
@@ -180,7 +226,7 @@ def test_no_echo_path_passes_the_user_over_the_agent_untouched(mic_kind):
     n = len(agent) // FRAME_SAMPLES * FRAME_SAMPLES
     mic = {'user': np.zeros(n), 'silence': np.zeros(n),
            'noise': white(n, rng) * 200}[mic_kind]
-    user_at = n - len(user) - 4800
+    user_at = 4800 if user_first else n - len(user) - 4800
     if mic_kind == 'user':
         mic[user_at:user_at + len(user)] += user
     mic = int16(mic)

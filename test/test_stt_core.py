@@ -121,6 +121,46 @@ def test_whisper_transcribes_and_survives_noise_and_silence(whisper):
     assert stt.failures == 0
 
 
+@pytest.mark.parametrize('engine', ['whisper', 'sherpa'])
+def test_discard_drops_only_an_utterance_begun_since(engine, toy_model):
+    """
+    Issue 41: the front end found an echo path: speech since it let the speaker through goes.
+
+    An utterance that began before that moment is the user's and is kept;
+    one that began after it ends unsaid, and the next utterance is heard.
+    """
+    events = []
+    if engine == 'whisper':
+        stt = WhisperStt(events.append)
+        say = [hibari_speech(t) for t in ('Where is the kitchen?', 'Please stop.',
+                                          'Turn on the light.')]
+        texts = ['Where is the kitchen?', 'Turn on the light.']
+    else:
+        stt = SherpaStt(events.append, str(toy_model), end_silence_s=0.8)
+        say = [tone(t, 0.6) for t in 'CFB']
+        texts = ['C', 'B']
+    stt.load(lambda s: None)
+    try:
+        frames = frames_of(np.concatenate([silence(0.5), say[0], silence(2.0), say[1],
+                                           silence(2.0), say[2], silence(2.0)]))
+        first_ends = (0.5 + len(say[0]) / 24000) * 1e9
+        second_starts = first_ends + 2.0e9
+        second_sounds_to = second_starts + np.flatnonzero(np.abs(say[1]) > 300)[-1] / 24e3 * 1e9
+        kept = dropped = None
+        for frame in frames:  # each discard just after the last sound, before the turn ends
+            if kept is None and frame.stamp_ns > first_ends - 0.2e9:
+                kept = not stt.discard(int(first_ends - 0.3e9))  # it began before: the user's
+            if dropped is None and frame.stamp_ns > second_sounds_to + 0.1e9:
+                dropped = stt.discard(int(second_starts - 0.5e9))  # it began since: it goes
+            stt.accept(frame)
+        wait_for_final(events, 2, timeout=15)
+    finally:
+        stt.close()
+    finals = [e.text for e in events if e.final]
+    assert (kept, dropped) == (True, True) and finals == texts, (kept, dropped, finals)
+    assert stt.discard(int(60e9)) is False, 'nothing under way: nothing dropped'
+
+
 @pytest.mark.parametrize('text,complete', [
     ('What is the capital of France?', True), ('Hello.', True), ('Can you tell me?', True),
     ('How many legs does?', False), ('Please bring me the.', False),

@@ -10,10 +10,16 @@ default) and automatic gain control WebRTC's AGC2 (off), all from
 ``pywebrtc-audio`` (the module browsers run), as ``kame_ros_bench_hearing``
 measured them (docs/measurements.md, "Hearing"; a hand-written one-delay,
 one-gain canceller was measured beside AEC3 and removed). AEC3's output is
-used only while the microphone hears the speaker (``echo_path.py``): with no
-echo path it lowers and garbles a user who talks over the agent. Every frame's
-cost is counted for /diagnostics; it all runs on the stt node's worker
-thread, never in a subscription callback.
+used only once the microphone is found to hear the speaker (``echo_path.py``):
+with no echo path it lowers and garbles a user who talks over the agent.
+While the speaker plays and the path is not known yet, the microphone
+passes as it came, so a user talking over the agent's first words of a
+session is heard (a file, a bag, a headset); where
+there is an echo path, the first moments of the agent's voice did reach the
+STT, and ``take_echo_found`` says from when: the STT drops an utterance
+that began after it (the robot hearing itself). Every frame's cost is
+counted for /diagnostics; it all runs on the stt node's worker thread, never
+in a subscription callback.
 """
 from collections import deque
 from dataclasses import dataclass
@@ -22,8 +28,9 @@ from typing import Any
 
 import numpy as np
 
-from kame_ros.audio.echo_path import EchoPath
-from kame_ros.audio.frames import AudioFrame, FRAME_SECONDS, SAMPLE_RATE
+from kame_ros.audio.echo_path import EchoPath, PLAYING_RMS, WINDOW_S
+from kame_ros.audio.frames import AudioFrame, FRAME_NS, FRAME_SECONDS, SAMPLE_RATE
+from kame_ros.audio.levels import rms
 from kame_ros.audio.speaker_reference import SpeakerReference
 from kame_ros.settings import check, setting
 
@@ -93,6 +100,13 @@ class MicProcessor:
         processors = [AudioProcessor(sample_rate=SAMPLE_RATE, **stage) for stage in stages]
         self._aec = processors.pop(0) if config.echo_cancel else None
         self.echo_path = EchoPath()
+        self._raw_since: int | None = None  # speaker playing, path not heard, mic raw: since
+        self._raw_until = 0  # ... until the last such frame
+        self._echo_found: int | None = None  # the path was just found: _raw_since then
+        self.echo_found = 0  # times the path was found after raw frames with the speaker on
+        # The latest frame passed raw with the speaker playing lately and the path unknown:
+        # what it carries may be the robot's own voice.
+        self.unverified = False
         self._stages = processors
         self.cost = FrameCost()
 
@@ -109,15 +123,43 @@ class MicProcessor:
             t0 = time.perf_counter()  # the wait is not compute
             played = self.speaker.window(frame.stamp_ns)
             cancelled = self._aec.process(samples, played)  # adapts, whichever is used
+            was_heard = self.echo_path.heard
             self.echo_path.push(samples, played)
-            if self.echo_path.heard is not False:
-                samples = cancelled
+            self._follow_raw(frame.stamp_ns, was_heard, played)
+            if self.echo_path.heard or (self.echo_path.heard is None and not self.unverified):
+                samples = cancelled  # (a speaker that has not played: as AEC3 was measured)
         for stage in self._stages:
             samples = stage.process(samples, None)
         if samples is not frame.samples:
             frame = AudioFrame(frame.seq, frame.stamp_ns, samples)
         self.cost.add(time.perf_counter() - t0)
         return frame
+
+    def _follow_raw(self, stamp_ns: int, was_heard: bool | None, played: np.ndarray) -> None:
+        """Note the frames passed raw while the speaker played, and when the path is found."""
+        if self.echo_path.heard:
+            if not was_heard and self._raw_since is not None:
+                self._echo_found = self._raw_since
+                self.echo_found += 1
+            self._raw_since, self.unverified = None, False
+            return
+        if rms(played) >= PLAYING_RMS:
+            if self._raw_since is None or stamp_ns - self._raw_until > WINDOW_S * 1e9:
+                self._raw_since = stamp_ns  # a new stretch: what came before was let be
+            self._raw_until = stamp_ns + FRAME_NS
+        self.unverified = (self.echo_path.heard is None and self._raw_since is not None
+                           and stamp_ns - self._raw_until <= WINDOW_S * 1e9)
+
+    def take_echo_found(self) -> int | None:
+        """
+        Return (once) the stamp from which the speaker's voice may have reached the STT raw.
+
+        Set when the echo path is found after frames passed untouched while
+        the speaker played (the first words of a session on a robot with a
+        loudspeaker): whatever speech began since may be the robot itself.
+        """
+        found, self._echo_found = self._echo_found, None
+        return found
 
     def stats(self) -> dict[str, Any]:
         """Return the per-frame cost, late echo references, and whether an echo is heard."""
@@ -126,4 +168,5 @@ class MicProcessor:
             values['echo_reference_late'] = self.speaker.late
             values['echo_path'] = self.echo_path.state()
             values['echo_path_score'] = round(self.echo_path.score, 1)
+            values['echo_found'] = self.echo_found
         return values

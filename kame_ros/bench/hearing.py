@@ -212,6 +212,9 @@ def hear(processor, stream: Stream, model: str) -> Result:
             t0 = time.perf_counter()
             frame = processor.process(frame)
             costs.append(time.perf_counter() - t0)
+            found = processor.take_echo_found() if isinstance(processor, MicProcessor) else None
+            if found is not None:  # as the stt node does
+                stt.discard(found)
         stt.accept(frame)
         fed[0] = k + 1
         while not stt.idle:

@@ -28,7 +28,7 @@ from kame_ros.ros.text_io import TextOutput
 from kame_ros.ros.topics import (AGENT_ENABLED, MIC_AUDIO, SPEAKER_AUDIO, STT_FINAL,
                                  STT_PARTIAL, USER_SPEAKING)
 from kame_ros.settings import check
-from kame_ros.stt.engine import RebuildingEngine, SttConfig
+from kame_ros.stt.engine import hear, RebuildingEngine, SttConfig
 from kame_ros.stt.errors import SttError
 from kame_ros.stt.events import TranscriptEvent
 from kame_ros.worker_thread import DropOldestWorker
@@ -132,8 +132,7 @@ class SttNode(LifecycleNode):
     def _process(self, frame: AudioFrame) -> None:
         if not self.listening:  # muted through agent/enable: hear nothing
             return
-        frame = self.mic.process(frame)
-        speaking = self.engine.accept(frame)
+        speaking = hear(self.mic, self.engine, frame)
         if speaking != self._speaking:
             self._speaking = speaking
             self.speaking_pub.publish(Bool(data=speaking))

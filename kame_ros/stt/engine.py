@@ -19,6 +19,7 @@ import time
 from typing import Any, Callable
 
 from kame_ros.audio.frames import AudioFrame
+from kame_ros.audio.mic_processing import MicProcessor
 from kame_ros.settings import setting
 from kame_ros.stt.errors import SttError
 from kame_ros.stt.events import TranscriptEvent
@@ -69,6 +70,18 @@ class SttEngine(ABC):
     def accept(self, frame: AudioFrame) -> bool:
         """Take one frame; returns whether the user is speaking."""
 
+    @abstractmethod
+    def discard(self, since_ns: int) -> bool:
+        """
+        Drop the utterance under way, unsaid, if its speech began at ``since_ns`` or later.
+
+        The microphone's front end calls for it when it finds that the
+        speaker reaches the microphone: speech since then may be the robot's
+        own voice. Whatever was heard since is forgotten too (the audio kept
+        to open the next utterance, the voice activity that would start it).
+        True if an utterance was dropped.
+        """
+
     @property
     def idle(self) -> bool:
         """Tell whether nothing heard is still being read (True: it decodes in ``accept``)."""
@@ -80,6 +93,24 @@ class SttEngine(ABC):
 
     def close(self) -> None:
         """Stop the engine's threads; nothing is emitted after this."""
+
+
+def hear(mic: MicProcessor, engine: 'SttEngine | RebuildingEngine', frame: AudioFrame) -> bool:
+    """
+    Run one microphone frame through the front end into the engine; True while the user speaks.
+
+    Where the front end has just found that the speaker reaches the
+    microphone, the utterance begun since it let the speaker through is
+    dropped first: it may be the robot's own voice. For the same reason the
+    user is not said to speak while the frame is unverified (the speaker
+    plays, the path is not known yet: a few frames at a session's first
+    words); the words are still read, and kept if there is no echo path.
+    """
+    frame = mic.process(frame)
+    since = mic.take_echo_found()
+    if since is not None:
+        engine.discard(since)
+    return engine.accept(frame) and not mic.unverified
 
 
 def build_engine(config: SttConfig, emit: Emit) -> SttEngine:
@@ -133,6 +164,16 @@ class RebuildingEngine:
             return False
         try:
             return self.engine.accept(frame)
+        except Exception as err:  # noqa: B902 - any recognizer failure is survived
+            self._failed(err)
+            return False
+
+    def discard(self, since_ns: int) -> bool:
+        """Drop the utterance under way if it began at ``since_ns`` or later (engine up)."""
+        if self._retry_at is not None:
+            return False
+        try:
+            return self.engine.discard(since_ns)
         except Exception as err:  # noqa: B902 - any recognizer failure is survived
             self._failed(err)
             return False

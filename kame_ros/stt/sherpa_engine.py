@@ -127,6 +127,17 @@ class SherpaStt(SttEngine):
             self.speaking = bool(text)
         return self.speaking
 
+    def discard(self, since_ns: int) -> bool:
+        """Drop the utterance under way if it began at ``since_ns`` or later (see SttEngine)."""
+        start = self._tracker.start_ns
+        if start is None or start < since_ns:
+            return False
+        self._tracker.final('', start)  # closed with no words
+        self.stream = self.recognizer.create_stream()  # a reset keeps the audio not yet decoded
+        self._stream_start_ns = None
+        self.speaking = False
+        return True
+
     def stats(self) -> dict[str, Any]:
         """Return the real-time factor of decoding."""
         return {'rtf': round(self.compute_seconds / max(self.audio_seconds, 1e-9), 3)}

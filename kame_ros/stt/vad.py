@@ -57,6 +57,19 @@ class SpeechSegmenter:
         """End the turn now (the caller decided it is over before ``end_silence_s``)."""
         self.speaking = False
 
+    def forget(self) -> None:
+        """
+        End the turn and forget what was heard: Silero's state and the runs of windows.
+
+        After a drop (``SttEngine.discard``) the voice that was heard must
+        not carry the next turn's start: that needs ``start_windows`` of new
+        speech.
+        """
+        self.vad.reset()
+        self._pending = np.zeros(0, np.float32)
+        self._speech_run = self._silence_run = 0
+        self.speaking = False
+
     def push(self, samples: np.ndarray) -> VadStep:
         """Feed one 24 kHz int16 frame."""
         x = self._resampler.process(int16_to_float(samples))

@@ -120,6 +120,8 @@ class WhisperStt(SttEngine):
         self._pre_roll: deque[AudioFrame] = deque(maxlen=max(1, round(pre_roll_s /
                                                                       FRAME_SECONDS)))
         self._utterance: list[AudioFrame] = []
+        self._speech_ns = 0  # when the current utterance's speech began
+        self.discarded = 0
         self._since_partial = 0
         self._jobs: queue.Queue = queue.Queue()
         self._busy = threading.Event()
@@ -164,6 +166,7 @@ class WhisperStt(SttEngine):
         """Take one frame; returns whether the user is speaking."""
         step = self.segmenter.push(frame.samples)
         if step.started:
+            self._speech_ns = frame.stamp_ns
             self._utterance = list(self._pre_roll)
             self._since_partial = 0
             self._utterance_count += 1
@@ -204,6 +207,26 @@ class WhisperStt(SttEngine):
         if self._since_partial >= self.partial_frames and idle:
             self._since_partial = 0
             self._submit(False, self._utterance)
+        return True
+
+    def discard(self, since_ns: int) -> bool:
+        """Drop the utterance under way if it began at ``since_ns`` or later (see SttEngine)."""
+        # The frames kept to open the next utterance heard the same.
+        kept = [f for f in self._pre_roll if f.stamp_ns < since_ns]
+        self._pre_roll.clear()
+        self._pre_roll.extend(kept)
+        under_way = self.segmenter.speaking and self._utterance
+        if under_way and self._speech_ns < since_ns:
+            return False  # the user's, begun before
+        self.segmenter.forget()  # the voice heard since must not start the next turn either
+        if not under_way:
+            return False
+        frames, self._utterance = self._utterance, []
+        self._pause_read = False
+        # In order behind its reads: the utterance is closed with no words, so nothing of it
+        # is said after them.
+        self._jobs.put(_Job(True, None, frames[0].stamp_ns, frames[-1].stamp_ns + FRAME_NS))
+        self.discarded += 1
         return True
 
     def _speech_frames(self) -> int:
@@ -292,7 +315,7 @@ class WhisperStt(SttEngine):
     def stats(self) -> dict[str, Any]:
         """Return failed reads, turns ended early, finals reused, real-time factor."""
         return {'failures': self.failures, 'early_finals': self.early_finals,
-                'reused_finals': self.reused_finals,
+                'reused_finals': self.reused_finals, 'discarded': self.discarded,
                 'rtf': round(self.compute_seconds / max(self.audio_seconds, 1e-9), 3)}
 
     @property
