@@ -162,18 +162,16 @@ class RebuildingEngine:
         if self._retry_at is not None and not self._rebuild():
             self.health.down_drops += 1
             return False
-        try:
-            return self.engine.accept(frame)
-        except Exception as err:  # noqa: B902 - any recognizer failure is survived
-            self._failed(err)
-            return False
+        return self._survive(self.engine.accept, frame)
 
     def discard(self, since_ns: int) -> bool:
         """Drop the utterance under way if it began at ``since_ns`` or later (engine up)."""
-        if self._retry_at is not None:
-            return False
+        return self._retry_at is None and self._survive(self.engine.discard, since_ns)
+
+    def _survive(self, call: Callable[[Any], bool], arg: Any) -> bool:
+        """Return ``call(arg)``; a recognizer that raises is dropped (False)."""
         try:
-            return self.engine.discard(since_ns)
+            return call(arg)
         except Exception as err:  # noqa: B902 - any recognizer failure is survived
             self._failed(err)
             return False
