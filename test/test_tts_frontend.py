@@ -9,6 +9,7 @@ import pytest
 from kame_ros.audio.frames import float_to_int16
 from kame_ros.frontend.speech_audio import ACK_TRIM_LEVEL, LEAD_SAMPLES, word_marks
 from kame_ros.frontend.tts_engine import TtsFrontEnd
+from kame_ros.frontend.turn_taking import RESUME_FRAMES
 from kame_ros.oracle.events import OracleEvent
 from kame_ros.stt.events import TranscriptEvent
 from polling import wait_for
@@ -135,18 +136,19 @@ def test_a_reply_waits_while_the_user_speaks_again(started):
     assert play(fe, 10) == [], 'nothing starts while the user talks'
     fe.on_user_speaking(False)
     assert play(fe, 40)[:2] == ['The', 'kitchen']
-    # Once playing, the user's voice (or the robot's own echo) does not cut it.
+    # Once playing, the user's voice pauses it (issue 41), and a voice-activity flag that is
+    # stuck cannot silence the agent for more than 4 s: every word is said, in order.
     fe.on_user_speaking(False)
     reply(fe, 4, 4, 'The garden is outside, behind the house, past the big old tree.')
     synthesized(fe)
     heard = play(fe, 3)
     fe.on_user_speaking(True)
+    assert play(fe, 50) == [], 'paused'
     heard += play(fe, 80)
     assert heard == 'The garden is outside, behind the house, past the big old tree.'.split()
-    # A stuck voice-activity flag cannot silence the agent for more than 4 s.
     reply(fe, 5, 5, 'Yes.')
     synthesized(fe)
-    assert play(fe, 50) == [] and play(fe, 20) == ['Yes.']
+    assert play(fe, 20) == ['Yes.'], 'the stuck flag has had its 4 s'
 
 
 def test_a_final_soon_after_the_reply_started_is_the_same_turn(started):
@@ -230,6 +232,48 @@ def test_a_reply_sounds_on_its_first_frame_and_after_the_acknowledgement_with_a_
     ack = len(fe._ack_audio)  # "Okay." and the silence it keeps after it
     gap = played[played >= ack][0] - played[played < ack][-1]
     assert 0.2 * 24000 <= gap <= 0.4 * 24000, gap / 24000
+
+
+def test_the_user_speaking_over_a_reply_pauses_it_their_final_ends_it(started):
+    """
+    Issue 41: barge-in on voice. The next frame is silent; a false start resumes the reply.
+
+    The reply pauses without losing or repeating a word, and goes on
+    RESUME_FRAMES after the voice stops when no final comes; the next time
+    a final comes, and the rest of the reply is never said.
+    """
+    fe = started(acknowledgement='')
+    reply(fe, 1, 1, REPLY)
+    synthesized(fe, 5 * 24000)
+    heard = ''.join(fe.step(SILENCE).text for _ in range(10))
+    fe.on_user_speaking(True)  # a cough
+    paused = [fe.step(SILENCE) for _ in range(5)]
+    assert not any(np.any(o.pcm) or o.text for o in paused), 'silent from the next frame'
+    fe.on_user_speaking(False)
+    waiting = [fe.step(SILENCE) for _ in range(RESUME_FRAMES - 1)]
+    assert not any(np.any(o.pcm) for o in waiting), 'waits for a final'
+    heard += ''.join(fe.step(SILENCE).text for _ in range(15))
+    assert np.any(fe.step(SILENCE).pcm), 'no final: the reply goes on'
+    fe.on_user_speaking(True)  # the user, this time
+    fe.step(SILENCE)
+    fe.on_user_speaking(False)
+    fe.on_turn_end(final(2, 'Where is the bathroom?'))
+    after = [fe.step(SILENCE) for _ in range(40)]
+    assert not any(np.any(o.pcm) or o.text for o in after), 'their final ended the reply'
+    said = heard.split()
+    assert said == REPLY.split()[:len(said)] and 4 < len(said) < len(REPLY.split()), said
+    assert fe.stats()['barge_ins'] == 2 and fe.stats()['barge_ins_resumed'] == 1
+
+
+def test_with_barge_in_final_the_voice_does_not_pause_a_reply(started):
+    fe = started(acknowledgement='', barge_in='final')
+    reply(fe, 1, 1, REPLY)
+    synthesized(fe, 3 * 24000)
+    fe.step(SILENCE)
+    fe.on_user_speaking(True)
+    assert all(np.any(fe.step(SILENCE).pcm) for _ in range(10)), 'it plays on'
+    with pytest.raises(ValueError, match='barge_in'):
+        TtsFrontEnd(barge_in='sometimes')
 
 
 def test_a_short_opening_waits_for_its_sentence(started):

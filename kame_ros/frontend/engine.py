@@ -13,6 +13,7 @@ import numpy as np
 
 from kame_ros.frontend.budget import FrameBudget
 from kame_ros.frontend.export.layout import PRECISIONS
+from kame_ros.frontend.turn_taking import BARGE_IN
 from kame_ros.oracle.events import OracleEvent
 from kame_ros.settings import setting
 from kame_ros.stt.events import TranscriptEvent
@@ -51,6 +52,9 @@ class FrontEndConfig:
     trt_fp16: bool = setting(False, 'onnx on TensorRT: fp16 engines')
     voice: str = setting('heart', 'tts: hibari voice')
     acknowledgement: str = setting('Okay.', 'tts: said at once when the user finishes a turn')
+    barge_in: str = setting('voice', 'tts: voice (the user speaking over a reply pauses it, '
+                            'their final ends it) or final (only their final ends it)',
+                            choices=BARGE_IN)
 
 
 @dataclass(frozen=True)

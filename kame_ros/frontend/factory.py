@@ -18,7 +18,7 @@ def build_frontend(config: FrontEndConfig, progress: Progress) -> FrontEndEngine
     """Load the configured front-end (raises RuntimeError, ValueError, OSError, ImportError)."""
     if config.backend == 'tts':
         from kame_ros.frontend.tts_engine import TtsFrontEnd
-        return TtsFrontEnd(config.voice, config.acknowledgement)
+        return TtsFrontEnd(config.voice, config.acknowledgement, barge_in=config.barge_in)
     if config.backend != 'moshi':
         raise ValueError(f'unknown backend {config.backend!r} (moshi or tts)')
     from kame_ros.frontend.checkpoint import load_frontend_models

@@ -9,9 +9,10 @@ oracle's final reply read by hibari-tts (24 kHz, ~10x real time on one core)
 as it streams in (``reply_text``). Synthesis has its own thread
 (``synthesis``); ``step`` only pops 80 ms of whatever is ready, so the
 frame loop never waits for the TTS or the LLM. A newer final reply
-interrupts the one being spoken. Say requests play before any reply
-(``say_queue``); the user's final transcript over one interrupts it (a
-final, not voice activity: the robot's own echo cannot stop it).
+interrupts the one being spoken, and the user's voice over a reply pauses
+it at once (``turn_taking``: their final ends it, a false start resumes it).
+Say requests play before any reply (``say_queue``); the user's final
+transcript over one interrupts it.
 """
 import functools
 import threading
@@ -40,7 +41,7 @@ class TtsFrontEnd(FrontEndEngine):
     """Acknowledge, then read the oracle reply aloud, one frame per step."""
 
     def __init__(self, voice: str = DEFAULT_VOICE, acknowledgement: str = 'Okay.',
-                 speed: float = 1.0, threads: int = 1) -> None:
+                 speed: float = 1.0, threads: int = 1, barge_in: str = 'voice') -> None:
         """Load hibari: the default voice pinned (kame_ros.models), others as hibari pins them."""
         from hibari import Hibari
         model = str(model_file(DEFAULT_VOICE_MODEL)) if voice == DEFAULT_VOICE else None
@@ -50,7 +51,7 @@ class TtsFrontEnd(FrontEndEngine):
         self.budget = FrameBudget()
         self.reply = (0, 0)  # the order of the final reply being spoken
         self.stale_events = 0
-        self.turns = TurnTaking()
+        self.turns = TurnTaking(barge_in)
         self._ack_audio = np.zeros(0, np.int16)
         self._reply_text = ReplyText()
         self._audio = np.zeros(0, np.int16)  # the reply's synthesized audio not played yet
@@ -66,8 +67,9 @@ class TtsFrontEnd(FrontEndEngine):
     acks_skipped = property(lambda self: self.turns.acks_skipped)  # had one, or answer ready
 
     def stats(self) -> dict[str, Any]:
-        """Return the frame budget and the acknowledgements said and skipped."""
-        return {**super().stats(), 'acks': self.acks, 'acks_skipped': self.acks_skipped}
+        """Return the frame budget, acknowledgements said and skipped, replies barged in on."""
+        return {**super().stats(), 'acks': self.acks, 'acks_skipped': self.acks_skipped,
+                'barge_ins': self.turns.barge_ins, 'barge_ins_resumed': self.turns.resumed}
 
     def warmup(self, frames: int = 1) -> float:
         """Synthesize the acknowledgement now (also warms hibari up for the first sentence)."""
@@ -90,8 +92,10 @@ class TtsFrontEnd(FrontEndEngine):
     def on_turn_end(self, final: TranscriptEvent) -> None:
         """Interrupt say requests, and acknowledge the end of a user turn, once per turn."""
         self._says.interrupt()
-        if len(self._ack_audio):
-            with self._audio_lock:
+        with self._audio_lock:
+            if self.turns.interrupted():  # the user talked over the reply: its rest goes
+                self._audio, self._marks = np.zeros(0, np.int16), []
+            if len(self._ack_audio):
                 self.turns.turn_ended(final.utterance_id)
 
     def on_user_speaking(self, speaking: bool) -> None:
