@@ -72,7 +72,7 @@ def test_a_short_run_writes_the_table_and_the_plot(processes, tmp_path):
     proc = processes.start('kame_ros_bench_hearing', '--questions', '1', '--conditions',
                            'clean', 'echo', '--rows', 'none', 'default', '--out', str(out))
     assert proc.wait(timeout=600) == 0, processes.log(proc)
-    first, second = (out / 'hearing.md').read_text().split('\n\n')
+    first, second, third = (out / 'hearing.md').read_text().split('\n\n')
     rows = {line.split('|')[1].strip(): line for line in first.splitlines()
             if line.startswith('| ') and 'front end' not in line}
     assert set(rows) == {'none', 'default'}, rows
@@ -82,3 +82,13 @@ def test_a_short_run_writes_the_table_and_the_plot(processes, tmp_path):
     assert own['default'] == 0, 'the agent never hears itself as the user'
     assert own['none'] > 0, 'without the canceller it does: the count can fail'
     assert (out / 'hearing.png').stat().st_size > 0
+    # The closed loop (issue 41): the reply pauses at the user's voice, not at their final.
+    loop = {tuple(c.strip() for c in line.split('|')[1:3]): [c.strip() for c in line.split('|')]
+            for line in third.splitlines() if line.startswith('| ') and 'barge-in' not in line}
+    assert set(loop) == {(p, m) for p in ('voice', 'final') for m in ('echo path', 'no echo path')}
+    silent = {key: float(row[6].split(' / ')[0]) for key, row in loop.items()}
+    assert silent[('voice', 'echo path')] < 1.0 < silent[('final', 'echo path')], silent
+    assert all(int(row[4]) == 0 and int(row[7]) == 0 for row in loop.values()), \
+        'no false barge-in, the agent never heard as the user'
+    no_path = int(loop[('voice', 'no echo path')][3].rstrip('%'))
+    assert no_path <= 20, 'with no echo path the user over the agent is heard'

@@ -18,14 +18,11 @@ The echo stream opens with the agent talking alone (its reply, twice): a
 final there, or any final that holds none of the user's speech, is the
 agent hearing itself.
 
-    kame_ros_bench_hearing [--questions 2] [--whisper-base DIR] [--conditions clean echo ...]
-        [--rows none default ...] [--out out/bench_hearing]
+The command is ``hearing_cli.py``'s; the echo stream with a speaker that
+reacts to the user (barge-in) is ``barge_in.py``'s.
 """
-import argparse
 from dataclasses import dataclass, field
 from pathlib import Path
-import shutil
-import sys
 import time
 from typing import Callable
 
@@ -72,6 +69,11 @@ class Stream:
     mic: np.ndarray
     speaker: np.ndarray | None
     layout: list[Clip]
+    # Echo conditions, for a speaker that reacts (bench/barge_in.py): the mic without the echo,
+    # the room's response from speaker to mic (scaled), the replies' planned starts (samples).
+    speech: np.ndarray | None = None
+    response: np.ndarray | None = None
+    plan: list[tuple[int, np.ndarray]] = field(default_factory=list)
 
 
 @dataclass
@@ -116,15 +118,21 @@ def babble(n: int, rng: np.random.Generator, talkers: list[np.ndarray]) -> np.nd
     return out
 
 
-def room(far: np.ndarray, rng: np.random.Generator, delay_s: float = 0.03,
-         rt60_s: float = 0.3, gain: float = 1.0, direct_to_reverberant_db: float = 6.0
-         ) -> np.ndarray:
-    """Return the speaker's sound at the microphone: a direct path, then decaying reflections."""
+def room_response(rng: np.random.Generator, delay_s: float = 0.03, rt60_s: float = 0.3,
+                  direct_to_reverberant_db: float = 6.0) -> np.ndarray:
+    """Return a room's response from speaker to microphone: a direct path, then reflections."""
     n = int(rt60_s * SAMPLE_RATE)
     tail = rng.standard_normal(n) * np.exp(-6.9 * np.arange(n) / n)
     tail *= np.sqrt(10 ** (-direct_to_reverberant_db / 10) / np.sum(tail[1:] ** 2))
     tail[0] = 1.0  # the direct path
-    response = np.concatenate([np.zeros(int(delay_s * SAMPLE_RATE)), tail])
+    return np.concatenate([np.zeros(int(delay_s * SAMPLE_RATE)), tail])
+
+
+def room(far: np.ndarray, rng: np.random.Generator, delay_s: float = 0.03,
+         rt60_s: float = 0.3, gain: float = 1.0, direct_to_reverberant_db: float = 6.0
+         ) -> np.ndarray:
+    """Return the speaker's sound at the microphone through a room."""
+    response = room_response(rng, delay_s, rt60_s, direct_to_reverberant_db)
     return gain * fftconvolve(far.astype(np.float64), response)[:len(far)]
 
 
@@ -164,17 +172,19 @@ def with_echo(speech: np.ndarray, layout: list[Clip], reply: np.ndarray,
     layout = [Clip(c.text, c.voice, c.start_s + shift, c.end_s + shift) for c in layout]
     speech = np.concatenate([np.zeros(len(alone)), speech])
     speaker = np.zeros(len(speech))
-    speaker[:len(alone)] = alone
+    plan = [(0, reply), (len(reply) + len(gap), reply)]
     for clip in layout:
         start = int((clip.start_s - LEAD_S * 0.8) * SAMPLE_RATE)
-        n = min(len(reply), len(speech) - start)
-        speaker[start:start + n] = reply[:n]
-    echo = room(speaker, rng)
+        plan.append((start, reply[:len(speech) - start]))
+    for start, audio in plan:
+        speaker[start:start + len(audio)] = audio
+    response = room_response(rng)
+    echo = fftconvolve(speaker, response)[:len(speaker)]
     spoken = np.concatenate([speech[int(c.start_s * SAMPLE_RATE):int(c.end_s * SAMPLE_RATE)]
                              for c in layout])
     # Normal volume: the agent's voice reaches the mic as loud as the user's (0 dB).
-    echo *= np.sqrt(power(spoken) / max(power(echo[speaker != 0]), 1e-9))
-    return Stream(speech + echo, speaker, layout)
+    scale = np.sqrt(power(spoken) / max(power(echo[speaker != 0]), 1e-9))
+    return Stream(speech + scale * echo, speaker, layout, speech, scale * response, plan)
 
 
 def to_int16(x: np.ndarray) -> np.ndarray:
@@ -383,56 +393,3 @@ def plot(results: dict[tuple[str, str], Result], path: Path) -> None:
     fig.tight_layout()
     fig.savefig(path, dpi=110)
     plt.close(fig)
-
-
-def main(argv: list[str] | None = None) -> None:
-    """Synthesize, mix, hear; print the tables and write Markdown + PNG."""
-    parser = argparse.ArgumentParser(prog='kame_ros_bench_hearing',
-                                     description=__doc__.strip().split('\n')[0])
-    parser.add_argument('--questions', type=int, default=2, help='held-out questions per voice')
-    parser.add_argument('--whisper-base', type=Path, default=None,
-                        help='a faster-whisper base model directory, compared with tiny.en')
-    parser.add_argument('--conditions', nargs='+', choices=GROUPS, default=list(GROUPS),
-                        help='condition groups to run')
-    parser.add_argument('--rows', nargs='+', choices=ROWS, default=list(ROWS),
-                        help='front ends to run (default: all)')
-    parser.add_argument('--out', type=Path, default=Path('out/bench_hearing'))
-    opts = parser.parse_args(argv)
-    if not 1 <= opts.questions <= len(QUESTIONS):
-        sys.exit(f'kame_ros_bench_hearing: --questions must be 1..{len(QUESTIONS)}')
-    if opts.whisper_base is not None and not (opts.whisper_base / 'model.bin').is_file():
-        sys.exit(f'kame_ros_bench_hearing: --whisper-base: no model.bin in {opts.whisper_base}')
-    noisy_groups = set(opts.conditions) - {'echo'}
-    if not (set(opts.rows) & set(all_rows()) or noisy_groups and set(opts.rows) & set(noise_rows())
-            or 'echo' in opts.conditions and set(opts.rows) & set(echo_rows())):
-        sys.exit('kame_ros_bench_hearing: none of --rows runs on those --conditions '
-                 '(the echo rows run on echo, the noise rows on the others)')
-    if shutil.which('espeak-ng') is None:
-        sys.exit('kame_ros_bench_hearing: espeak-ng is not installed '
-                 '(scripts/setup.sh installs it)')
-    opts.out.mkdir(parents=True, exist_ok=True)
-    print("[bench] synthesizing questions, babble and the agent's reply...", flush=True)
-    speech, layout, talkers, reply = synthesize(opts.questions)
-    streams = {c: mix for c, mix in conditions(speech, layout, talkers, reply).items()
-               if c.split()[0] in opts.conditions}
-    noisy = {c: s for c, s in streams.items() if 'echo' not in c}
-    echoed = {c: s for c, s in streams.items() if 'echo' in c}
-    chosen = set(opts.rows)
-    results = run_rows({r: m for r, m in noise_rows().items() if r in chosen}, noisy, '', '')
-    results.update(run_rows({r: m for r, m in echo_rows().items() if r in chosen}, echoed,
-                            '', ''))
-    results.update(run_rows({r: m for r, m in all_rows().items() if r in chosen}, streams,
-                            '', ''))
-    default = {'default': default_front_end} if 'default' in chosen else {}
-    if opts.whisper_base is not None:  # one condition of each group: base costs 3x tiny's
-        some = {c: streams[c] for c in BASE_CONDITIONS if c in streams}
-        results.update(run_rows({r: m for r, m in {'none': lambda: None, **default}.items()
-                                 if r in chosen}, some, str(opts.whisper_base), ' + base'))
-
-    table = report(results)
-    print(f'\nHearing: {len(layout)} questions ({opts.questions} x {len(VOICES)} voices), '
-          'Whisper tiny.en unless "+ base"\n')
-    print(table)
-    (opts.out / 'hearing.md').write_text(table + '\n')
-    plot(results, opts.out / 'hearing.png')
-    print(f'\nwrote {opts.out}/hearing.md and hearing.png')
