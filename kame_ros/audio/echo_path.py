@@ -102,6 +102,11 @@ class EchoPath:
         if self._quiet_s >= ABSENT_S:
             self.heard = False
 
+    @property
+    def playing(self) -> bool:
+        """Tell whether the speaker played in the latest frame pushed."""
+        return bool(self._playing) and self._playing[-1]
+
     def state(self) -> str:
         """Return 'heard', 'not heard' or 'unknown' (for /diagnostics)."""
         return {True: 'heard', False: 'not heard', None: 'unknown'}[self.heard]

@@ -28,9 +28,8 @@ from typing import Any
 
 import numpy as np
 
-from kame_ros.audio.echo_path import EchoPath, PLAYING_RMS, WINDOW_S
+from kame_ros.audio.echo_path import EchoPath, WINDOW_S
 from kame_ros.audio.frames import AudioFrame, FRAME_NS, FRAME_SECONDS, SAMPLE_RATE
-from kame_ros.audio.levels import rms
 from kame_ros.audio.speaker_reference import SpeakerReference
 from kame_ros.settings import check, setting
 
@@ -125,7 +124,7 @@ class MicProcessor:
             cancelled = self._aec.process(samples, played)  # adapts, whichever is used
             was_heard = self.echo_path.heard
             self.echo_path.push(samples, played)
-            self._follow_raw(frame.stamp_ns, was_heard, played)
+            self._follow_raw(frame.stamp_ns, was_heard)
             if self.echo_path.heard or (self.echo_path.heard is None and not self.unverified):
                 samples = cancelled  # (a speaker that has not played: as AEC3 was measured)
         for stage in self._stages:
@@ -135,7 +134,7 @@ class MicProcessor:
         self.cost.add(time.perf_counter() - t0)
         return frame
 
-    def _follow_raw(self, stamp_ns: int, was_heard: bool | None, played: np.ndarray) -> None:
+    def _follow_raw(self, stamp_ns: int, was_heard: bool | None) -> None:
         """Note the frames passed raw while the speaker played, and when the path is found."""
         if self.echo_path.heard:
             if not was_heard and self._raw_since is not None:
@@ -143,7 +142,7 @@ class MicProcessor:
                 self.echo_found += 1
             self._raw_since, self.unverified = None, False
             return
-        if rms(played) >= PLAYING_RMS:
+        if self.echo_path.playing:  # (its level, measured once by the echo-path test)
             if self._raw_since is None or stamp_ns - self._raw_until > WINDOW_S * 1e9:
                 self._raw_since = stamp_ns  # a new stretch: what came before was let be
             self._raw_until = stamp_ns + FRAME_NS
