@@ -53,8 +53,10 @@ class HeapWatch:
 
         A snapshot of a node's heap holds the GIL for a second or more (the
         front-end's frame loop would drop frames: 20 per dump in a soak), so
-        it is taken in a forked copy of the process, at idle priority, and
-        this process only pays for the fork.
+        it is taken in a forked copy of the process, at nice 19, and this
+        process only pays for the fork. Not SCHED_IDLE: that class runs only
+        on an idle core, so with both cores busy (CI's second venv being
+        built at nice 19) the dump never finished.
         """
         if self.path is None:
             return
@@ -77,7 +79,7 @@ class HeapWatch:
         try:
             signal.signal(signal.SIGALRM, signal.SIG_DFL)
             signal.alarm(600)  # a lock held by another thread at the fork: never hang around
-            os.sched_setscheduler(0, os.SCHED_IDLE, os.sched_param(0))
+            os.nice(19 - os.nice(0))
             snapshot = tracemalloc.take_snapshot().filter_traces(
                 [tracemalloc.Filter(False, tracemalloc.__file__)])
             if not self._baseline.exists():
