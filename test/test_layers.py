@@ -16,7 +16,7 @@ import ast
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
-PACKAGE = ROOT / 'kame_ros'
+PACKAGE = ROOT / 'kame_ros' / 'kame_ros'
 LAYERS = {'audio': 0, 'wire': 0, 'stt': 1, 'oracle': 1, 'frontend': 1, 'records': 1,
           'ros': 2, 'nodes': 3, 'tools': 4, 'bench': 4, 'run': 4, 'words': 0,
           'storage': 0, 'models': 0, 'worker_thread': 0, 'settings': 0,

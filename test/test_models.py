@@ -72,7 +72,7 @@ def change_one_byte(path: Path, offset: int = 1000) -> None:
 
 
 def test_every_model_is_pinned_licensed_and_in_the_notices():
-    notices = (ROOT / 'THIRD_PARTY_NOTICES.md').read_text()
+    notices = (ROOT / 'kame_ros' / 'THIRD_PARTY_NOTICES.md').read_text()
     sections = dict(re.findall(r'^## (\S+)\n(.*?)(?=^#)', notices + '\n#', re.M | re.S))
     for name, model in MODELS.items():
         assert model.files and all(re.fullmatch('[0-9a-f]{64}', f.sha256) and f.size > 0

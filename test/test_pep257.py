@@ -11,5 +11,5 @@ ROOT = Path(__file__).resolve().parents[1]
 
 @pytest.mark.linter
 def test_pep257():
-    rc = main(argv=[str(ROOT / 'kame_ros'), str(ROOT / 'launch')])
+    rc = main(argv=[str(ROOT / 'kame_ros' / 'kame_ros'), str(ROOT / 'kame_ros' / 'launch')])
     assert rc == 0, 'pep257 found docstring problems (see output above)'

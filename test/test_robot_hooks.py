@@ -1,66 +1,152 @@
 # Copyright 2026 kame_ros developers
 # SPDX-License-Identifier: Apache-2.0
-"""Hooks for behaviour stacks over DDS: say with completion, speaking state, mute/enable."""
-import json
+"""
+Hooks for behaviour stacks over DDS: the Say action, speaking state, mute/enable.
+
+The Say action is driven with the real ``ros2 action send_goal`` (as a
+robot engineer tries it, and as a tree's action node calls it) and with
+rclpy's ActionClient where a test needs the moment of the cancel.
+"""
+import os
+import subprocess
+import threading
 import time
 
 import numpy as np
-from std_msgs.msg import String
+from rclpy.action import ActionClient
 from std_srvs.srv import SetBool
 
 from audio_signals import active_seconds
 from kame_ros.audio.wav import read_wav_24k, write_wav
-from kame_ros.ros.topics import AGENT_ENABLED, AGENT_SPEAKING, ENABLE_SERVICE, SAY, SAY_DONE
+from kame_ros.ros.audio_msg import msg_to_frame
+from kame_ros.ros.topics import (AGENT_ENABLED, AGENT_SPEAKING, ENABLE_SERVICE, SAY_ACTION,
+                                 SPEAKER_AUDIO)
+from kame_ros.words import words
+from polling import wait_for
+
+LONG = ('This is a long announcement about the robot, the kitchen, the charging station '
+        'and the garden, which goes on for several seconds so that it can be cancelled.')
+SEND_GOAL = ['ros2', 'action', 'send_goal', '/agent/say', 'kame_ros_interfaces/action/Say']
 
 
-def test_say_completes_speaking_state_and_mute(ros, processes, tmp_path):
-    write_wav(tmp_path / 'quiet.wav', np.zeros(24000 * 14, np.int16))
+def start_voice(ros, processes, tmp_path, seconds: int):
+    """Start a tts front-end fed silence for ``seconds``, its voice written to out.wav."""
+    write_wav(tmp_path / 'quiet.wav', np.zeros(24000 * seconds, np.int16))
     sink = processes.start('wav_sink', '--ros-args', '-p', f'path:={tmp_path / "out.wav"}',
                            '-p', 'idle_timeout_s:=2.0')
     node = ros.node('behaviour_stack')
-    end = time.monotonic() + 60
-    while node.count_subscribers('/audio/speaker') < 1:
-        assert time.monotonic() < end
-        time.sleep(0.1)
+    assert wait_for(lambda: node.count_subscribers('/audio/speaker') >= 1, 60)
     processes.start('frontend', '--ros-args', '-p', 'backend:=tts')
     processes.start('wav_source', '--ros-args', '-p', f'path:={tmp_path / "quiet.wav"}',
                     '-p', 'wait_for_subscribers:=1', '-p', 'start_delay_s:=0.5')
-    say = node.create_publisher(SAY.msg_type, SAY.name, SAY.qos)
-    done, speaking, enabled = [], [], []
-    node.create_subscription(SAY_DONE.msg_type, SAY_DONE.name,
-                             lambda m: done.append(json.loads(m.data)), SAY_DONE.qos)
+    client = ActionClient(node, SAY_ACTION.msg_type, SAY_ACTION.name)
+    assert client.wait_for_server(timeout_sec=60)
+    assert wait_for(lambda: node.count_publishers('/audio/speaker') >= 1, 30)
+    time.sleep(1.5)
+    return node, client, sink
+
+
+def send_goal(node, client, text: str, timeout: float = 20.0):
+    """Send a goal with rclpy; return (goal handle, feedback list)."""
+    feedback = []
+    future = client.send_goal_async(SAY_ACTION.msg_type.Goal(text=text),
+                                    feedback_callback=lambda f: feedback.append(f.feedback))
+    assert wait_for(future.done, timeout)
+    goal = future.result()
+    assert goal.accepted
+    return goal, feedback
+
+
+def result_of(goal, timeout: float = 30.0):
+    future = goal.get_result_async()
+    assert wait_for(future.done, timeout)
+    return future.result()
+
+
+def test_say_action_from_the_cli_gives_word_feedback_and_a_spoken_result(
+        ros, processes, tmp_path):
+    node, client, sink = start_voice(ros, processes, tmp_path, 14)
+    speaking = []
     node.create_subscription(AGENT_SPEAKING.msg_type, AGENT_SPEAKING.name,
                              lambda m: speaking.append(m.data), AGENT_SPEAKING.qos)
+    out = subprocess.run([*SEND_GOAL, "{text: 'Hello there, I have arrived at the kitchen.'}",
+                          '--feedback'], capture_output=True, text=True, timeout=60,
+                         env=dict(os.environ))
+    assert out.returncode == 0, out.stdout + out.stderr
+    fed = [line.split(':', 1)[1].strip() for line in out.stdout.splitlines()
+           if line.strip().startswith('word:')]
+    assert words(' '.join(fed)) == words('Hello there, I have arrived at the kitchen.'), out.stdout
+    assert 'status_text: spoken' in out.stdout, out.stdout
+    assert 'Goal finished with status: SUCCEEDED' in out.stdout, out.stdout
+    assert True in speaking, 'agent/speaking went true while it spoke'
+    assert sink.wait(timeout=60) == 0
+    spoken = active_seconds(read_wav_24k(tmp_path / 'out.wav'), 300.0)
+    assert 1.0 < spoken < 5.0, f'{spoken:.2f} s spoken: one announcement'
+
+
+def test_a_goal_cancelled_mid_sentence_ends_cancelled_and_the_voice_stops(
+        ros, processes, tmp_path):
+    node, client, _ = start_voice(ros, processes, tmp_path, 40)
+    loud: list[float] = []  # arrival time of every frame with the agent's voice in it
+    node.create_subscription(SPEAKER_AUDIO.msg_type, SPEAKER_AUDIO.name,
+                             lambda m: loud.append(time.monotonic())
+                             if np.abs(msg_to_frame(m).samples).max() > 300 else None,
+                             SPEAKER_AUDIO.qos)
+    # The CLI: a goal sent with send_goal, cancelled with the action's cancel service (Ctrl-C
+    # cannot: rclpy's signal handler shuts the CLI's context down before it sends the cancel).
+    cli = subprocess.Popen([*SEND_GOAL, f"{{text: '{LONG}'}}", '--feedback'],
+                           stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    lines = []
+    reader = threading.Thread(target=lambda: lines.extend(cli.stdout), daemon=True)
+    reader.start()
+    assert wait_for(lambda: sum('word:' in line for line in lines) >= 3, 60), lines
+    cancel_cli = subprocess.run(['ros2', 'service', 'call', '/agent/say/_action/cancel_goal',
+                                 'action_msgs/srv/CancelGoal', '{}'],
+                                capture_output=True, text=True, timeout=60)
+    assert cancel_cli.returncode == 0, cancel_cli.stdout + cancel_cli.stderr
+    assert cli.wait(timeout=30) == 0
+    reader.join(timeout=5)
+    text = ''.join(lines)
+    assert 'status_text: cancelled' in text, text
+    assert 'Goal finished with status: CANCELED' in text, text
+    # rclpy's client: the voice stops within a frame of the cancel's answer.
+    goal, feedback = send_goal(node, client, LONG)
+    assert wait_for(lambda: len(feedback) >= 3, 30)
+    cancel = goal.cancel_goal_async()
+    assert wait_for(cancel.done, 10)
+    answered = time.monotonic()
+    assert len(cancel.result().goals_canceling) == 1
+    result = result_of(goal)
+    assert result.result.status_text == 'cancelled', result.result
+    assert result.result.spoken_text, 'the words played before the cancel'
+    time.sleep(1.0)
+    after = [round(t - answered, 3) for t in loud if t > answered]
+    assert len(after) <= 1, f'voice frames after the cancel was answered, at {after} s'
+
+
+def test_mute_ends_goals_muted_and_unmute_speaks_again(ros, processes, tmp_path):
+    node, client, sink = start_voice(ros, processes, tmp_path, 14)
+    enabled = []
     node.create_subscription(AGENT_ENABLED.msg_type, AGENT_ENABLED.name,
                              lambda m: enabled.append(m.data), AGENT_ENABLED.qos)
     enable = node.create_client(SetBool, ENABLE_SERVICE)
     assert enable.wait_for_service(timeout_sec=60)
-    while say.get_subscription_count() < 1:
-        time.sleep(0.1)
-    time.sleep(1.5)
-
-    def request(text, say_id, timeout=10.0):
-        say.publish(String(data=json.dumps({'id': say_id, 'text': text})))
-        end = time.monotonic() + timeout
-        while not any(d['id'] == say_id for d in done):
-            assert time.monotonic() < end, f'no completion for {say_id}'
-            time.sleep(0.05)
-        return next(d for d in done if d['id'] == say_id)
-
-    assert request('Arrived at the kitchen.', 'k1')['status'] == 'spoken'
-    assert True in speaking, 'agent/speaking went true while it spoke'
 
     def call(value):
         future = enable.call_async(SetBool.Request(data=value))
-        end = time.monotonic() + 10
-        while not future.done():
-            assert time.monotonic() < end
-            time.sleep(0.05)
+        assert wait_for(future.done, 10)
         return future.result()
+
+    goal, _ = send_goal(node, client, 'Arrived at the kitchen.')
+    assert result_of(goal).result.status_text == 'spoken'
     assert call(False).success and enabled[-1] is False
-    assert request('You should not hear this.', 'k2')['status'] == 'muted'
+    goal, _ = send_goal(node, client, 'You should not hear this.')
+    assert result_of(goal).result.status_text == 'muted'
     assert call(True).success and enabled[-1] is True
-    assert request('Going to the charging station.', 'k3')['status'] == 'spoken'
+    goal, _ = send_goal(node, client, '')
+    assert result_of(goal).result.status_text == 'empty'
+    goal, _ = send_goal(node, client, 'Going to the charging station.')
+    assert result_of(goal).result.status_text == 'spoken'
     assert sink.wait(timeout=60) == 0
     spoken = active_seconds(read_wav_24k(tmp_path / 'out.wav'), 300.0)
     assert 1.5 < spoken < 5.0, f'{spoken:.2f} s spoken: two announcements, not the muted one'

@@ -15,6 +15,7 @@ from pathlib import Path
 import shutil
 import signal
 import subprocess
+import sys
 import time
 
 import numpy as np
@@ -40,7 +41,7 @@ pytestmark = [pytest.mark.slow,
 
 @pytest.fixture(scope='module')
 def workspace(tmp_path_factory) -> Path:
-    """Build a clean copy of the repository with colcon."""
+    """Build a clean copy of the repository (its two packages) with colcon."""
     ws = tmp_path_factory.mktemp('ws')
     files = subprocess.run(['git', 'ls-files', '-z'], cwd=ROOT, check=True,
                            capture_output=True).stdout.decode().split('\0')
@@ -49,8 +50,19 @@ def workspace(tmp_path_factory) -> Path:
             target = ws / 'src' / 'kame_ros' / name
             target.parent.mkdir(parents=True, exist_ok=True)
             shutil.copy2(ROOT / name, target)
-    build = subprocess.run(['colcon', 'build', '--packages-select', 'kame_ros'], cwd=ws,
-                           capture_output=True, text=True, timeout=300)
+    # Both packages, as on a robot. kame_ros_interfaces (ament_cmake) builds against the venv's
+    # ROS wheels with the build tools and paths scripts/build_interfaces.sh sets up.
+    tools = Path(sys.prefix) / '.rosidl-build'
+    opt = '/opt/python/cp311-cp311'
+    env = {**os.environ,
+           'AMENT_PREFIX_PATH': f'{tools}:{os.environ.get("AMENT_PREFIX_PATH", sys.prefix)}',
+           'CMAKE_PREFIX_PATH': f'{tools}:{sys.prefix}'}
+    build = subprocess.run(
+        ['colcon', 'build', '--packages-up-to', 'kame_ros', '--cmake-args', '-DBUILD_TESTING=OFF',
+         f'-DPython3_EXECUTABLE={tools}/bin/python',
+         f'-DPython3_INCLUDE_DIR={opt}/include/python3.11',
+         f'-DPython3_NumPy_INCLUDE_DIR={opt}/lib/python3.11/site-packages/numpy/_core/include'],
+        cwd=ws, capture_output=True, text=True, timeout=600, env=env)
     assert build.returncode == 0, build.stdout + build.stderr
     assert (ws / 'install' / 'setup.bash').exists()
     return ws
@@ -136,6 +148,22 @@ def answer_and_check(ws, ros, tmp_path, arguments, namespace=''):
     return said, text
 
 
+def test_the_repository_is_two_packages_and_the_interfaces_are_known(workspace):
+    """Find both packages with colcon; ``ros2 interface`` shows the Say action."""
+    listed = subprocess.run(['colcon', 'list', '--names-only'], cwd=workspace,
+                            capture_output=True, text=True, timeout=60)
+    assert sorted(listed.stdout.split()) == ['kame_ros', 'kame_ros_interfaces'], listed.stdout
+    show = run(workspace, 'ros2 interface show kame_ros_interfaces/action/Say')
+    assert show.returncode == 0, show.stdout + show.stderr
+    goal, result, feedback = show.stdout.split('---')
+    assert 'string text' in goal
+    assert 'uint8 SPOKEN=0' in result and 'string spoken_text' in result
+    assert 'string word' in feedback
+    package = run(workspace, 'ros2 interface package kame_ros_interfaces')
+    assert {'kame_ros_interfaces/msg/AudioFrame', 'kame_ros_interfaces/msg/Transcript',
+            'kame_ros_interfaces/action/Say'} <= set(package.stdout.split()), package.stdout
+
+
 def test_readme_headless_launch_answers(workspace, ros, tmp_path):
     said, log = answer_and_check(workspace, ros, tmp_path,
                                  'frontend_backend:=tts llm_backend:=llama_cpp')
@@ -173,7 +201,7 @@ def test_readme_robot_launch_on_a_sound_card(workspace, ros, tmp_path):
 
 
 def test_namespaced_launch_reads_wildcard_yaml(workspace, ros, tmp_path):
-    config = yaml.safe_load((ROOT / 'config' / 'agent.yaml').read_text())
+    config = yaml.safe_load((ROOT / 'kame_ros' / 'config' / 'agent.yaml').read_text())
     config['/**/frontend']['ros__parameters']['acknowledgement'] = 'Let me think.'
     config = {'/**': {'ros__parameters': {'use_sim_time': False}}, **config}
     (tmp_path / 'robot.yaml').write_text(yaml.safe_dump(config))

@@ -21,7 +21,7 @@ ROOT = Path(__file__).resolve().parents[1]
 
 
 def entry_points() -> set[str]:
-    tree = ast.parse((ROOT / 'setup.py').read_text())
+    tree = ast.parse((ROOT / 'kame_ros' / 'setup.py').read_text())
     nodes = next(n.value for n in ast.walk(tree) if isinstance(n, ast.Assign)
                  and getattr(n.targets[0], 'id', '') == 'NODES')
     return {ast.literal_eval(e) for e in nodes.elts}
@@ -29,7 +29,7 @@ def entry_points() -> set[str]:
 
 def test_every_config_node_is_registered_with_an_executable():
     assert entry_points() == set(NODE_MODULES)
-    for config in (ROOT / 'config').glob('*.yaml'):
+    for config in (ROOT / 'kame_ros' / 'config').glob('*.yaml'):
         data = yaml.safe_load(config.read_text())
         names = [node_of_key(key) for key in data]
         assert all(key.startswith('/**/') for key in data), 'sections apply in any namespace'
@@ -80,14 +80,14 @@ def test_headless_swaps_sound_card_for_files():
 
 
 def test_launch_file_arguments_match_the_yaml():
-    launch = runpy.run_path(str(ROOT / 'launch' / 'agent.launch.py'))
-    agent = yaml.safe_load((ROOT / 'config' / 'agent.yaml').read_text())
+    launch = runpy.run_path(str(ROOT / 'kame_ros' / 'launch' / 'agent.launch.py'))
+    agent = yaml.safe_load((ROOT / 'kame_ros' / 'config' / 'agent.yaml').read_text())
     for argument, (node, parameter, choices) in launch['OVERRIDES'].items():
         assert parameter in node_parameters(agent, node), f'{argument} -> unknown {node}'
         if choices:
             assert node_parameters(agent, node)[parameter] in choices, argument
     scripts = configparser.ConfigParser()
-    scripts.read(ROOT / 'setup.cfg')
+    scripts.read(ROOT / 'kame_ros' / 'setup.cfg')
     assert scripts['install']['install_scripts'] == '$base/lib/kame_ros'
 
 

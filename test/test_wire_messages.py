@@ -10,14 +10,11 @@ from kame_ros.oracle.events import KINDS, OracleEvent
 from kame_ros.ros import topics
 from kame_ros.stt.events import TranscriptEvent
 from kame_ros.wire.messages import (AgentText, AudioInfo, IntentMessage, OraclePrompt,
-                                    parse_user_text, RobotContext, SayCancel, SayDone, SayRequest,
-                                    WireMessage)
+                                    parse_user_text, RobotContext, WireMessage)
 from kame_ros.wire.text import decode_event, encode_event, EventRejected
 
 ROOT = Path(__file__).resolve().parents[1]
 SAMPLES = [AgentText(12, 345, ' Paris'), AgentText(3, None, 'Okay.'),
-           SayRequest('door-1', 'The door is open.'), SayDone('door-1', 'Hi.', 'spoken'),
-           SayCancel('door-1'),
            RobotContext('in the kitchen, battery 80%'),
            AudioInfo(24000, 1920, 1, 'S16LE', 'mic_link', 'device', device='USB',
                      device_rate=48000, device_channels=2),
@@ -40,7 +37,7 @@ def test_round_trip_through_the_envelope(message):
     (AgentText, {'frame': True, 'token': 1, 'text': 'a'}, 'frame'),
     (AgentText, {'frame': 1, 'token': '1', 'text': 'a'}, 'token'),
     (AgentText, {'frame': 1, 'token': 1}, 'text'),
-    (SayDone, {'id': 'a', 'text': 'b', 'status': 3}, 'status'),
+    (RobotContext, {'text': 3}, 'text'),
     (OraclePrompt, {'reply_id': 1, 'utterance_id': 1, 'final': 1, 'epoch': 0,
                     'messages': []}, 'final'),
     (AudioInfo, {'sample_rate': 24000.5, 'frame_samples': 1920, 'channels': 1,
@@ -60,19 +57,15 @@ def test_a_missing_or_mistyped_field_is_refused(cls, event, problem):
 
 
 def test_user_written_topics_take_plain_text_bare_json_and_the_envelope():
-    assert parse_user_text('Hello there', SayRequest, id='say-1', text='') == \
-        SayRequest('say-1', 'Hello there')
-    assert parse_user_text('{"id": 7, "text": "Hi"}', SayRequest, id='say-2', text='') == \
-        SayRequest('7', 'Hi')
-    assert parse_user_text('{"id": "x"}', SayRequest, id='say-3', text='') == SayRequest('x', '')
-    assert parse_user_text('42', SayRequest, id='say-4', text='') == SayRequest('say-4', '42')
-    envelope = encode_event('say.request', 0, 1, {'id': 'e', 'text': 'Envelope.'})
-    assert parse_user_text(envelope, SayRequest, id='say-5', text='') == \
-        SayRequest('e', 'Envelope.')
     assert parse_user_text('in the lab', RobotContext) == RobotContext('in the lab')
+    assert parse_user_text('{"text": "on the stairs"}', RobotContext) == \
+        RobotContext('on the stairs')
+    assert parse_user_text('42', RobotContext) == RobotContext('42')
+    envelope = encode_event('robot.context', 0, 1, {'text': 'Envelope.'})
+    assert parse_user_text(envelope, RobotContext) == RobotContext('Envelope.')
     with pytest.raises(EventRejected, match='wrong_type'):
-        parse_user_text(encode_event('say.done', 0, 1, {'id': 'e', 'text': 'x', 'status': 's'}),
-                        SayRequest, id='say-6', text='')
+        parse_user_text(encode_event('frontend.text', 0, 1, {'frame': 1, 'token': None,
+                                                             'text': 'x'}), RobotContext)
     with pytest.raises(ValueError, match='text'):
         parse_user_text('{"text": ["not", "text"]}', RobotContext)
 

@@ -19,6 +19,7 @@ QoS is chosen per kind of data (docs/topics.md):
 from dataclasses import dataclass
 
 from diagnostic_msgs.msg import DiagnosticArray
+from kame_ros_interfaces.action import Say
 from rclpy.qos import DurabilityPolicy, HistoryPolicy, QoSProfile, ReliabilityPolicy
 from sensor_msgs.msg import CompressedImage
 from std_msgs.msg import Bool, String
@@ -26,7 +27,7 @@ from std_msgs.msg import Bool, String
 from kame_ros.oracle.events import OracleEvent
 from kame_ros.stt.events import FINAL, PARTIAL, TranscriptEvent
 from kame_ros.wire.messages import (AgentText, AudioInfo, IntentMessage, OraclePrompt,
-                                    RobotContext, SayCancel, SayDone, SayRequest)
+                                    RobotContext)
 
 AUDIO_QOS = QoSProfile(history=HistoryPolicy.KEEP_LAST, depth=25,
                        reliability=ReliabilityPolicy.RELIABLE,
@@ -58,6 +59,14 @@ class Topic:
         return self.only or self.payload.TYPES
 
 
+@dataclass(frozen=True)
+class Action:
+    """An action's contract: relative name and type (its topics and services: rclpy's QoS)."""
+
+    name: str
+    msg_type: type
+
+
 MIC_AUDIO = Topic('audio/mic', CompressedImage, AUDIO_QOS)
 MIC_INFO = Topic('audio/mic/info', String, LATCHED_QOS, AudioInfo)
 SPEAKER_AUDIO = Topic('audio/speaker', CompressedImage, AUDIO_QOS)
@@ -71,11 +80,9 @@ ROBOT_CONTEXT = Topic('robot/context', String, LATCHED_QOS, RobotContext)
 FRONTEND_TEXT = Topic('frontend/text', String, TEXT_QOS, AgentText)
 AGENT_SPEAKING = Topic('agent/speaking', Bool, LATCHED_QOS)
 INTENTS = Topic('agent/intents', String, TEXT_QOS, IntentMessage)
-SAY = Topic('agent/say', String, TEXT_QOS, SayRequest)
-SAY_DONE = Topic('agent/say/done', String, TEXT_QOS, SayDone)
-SAY_CANCEL = Topic('agent/say/cancel', String, TEXT_QOS, SayCancel)
 AGENT_ENABLED = Topic('agent/enabled', Bool, LATCHED_QOS)
 ENABLE_SERVICE = 'agent/enable'
+SAY_ACTION = Action('agent/say', Say)
 
 # What an agent run records to a bag (kame_ros_agent --bag) and bag_play knows the QoS of.
 AGENT_TOPICS = [MIC_AUDIO, SPEAKER_AUDIO, STT_PARTIAL, STT_FINAL, USER_SPEAKING, ORACLE_EVENTS,

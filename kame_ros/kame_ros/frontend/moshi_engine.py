@@ -41,6 +41,16 @@ from kame_ros.stt.events import TranscriptEvent
 
 
 @dataclass(frozen=True)
+class CurrentSay:
+    """The say request Moshi is speaking: its callbacks, its id and the frame it ends at."""
+
+    on_done: Callable[[str], None]
+    end_frame: int
+    say_id: str
+    on_word: Callable[[str], None] | None
+
+
+@dataclass(frozen=True)
 class SamplingConfig:
     """
     LMGen's sampling knobs that the user chose; None leaves each to the checkpoint.
@@ -105,7 +115,7 @@ class MoshiFrontEnd(FrontEndEngine):
         self.reply_order = (0, 0)
         self.stale_events = 0
         self._oracle_sum: torch.Tensor | None = None
-        self._say: tuple[Callable[[str], None], int, str] | None = None  # done, end, id
+        self._say: CurrentSay | None = None
         self._lock = threading.Lock()
         self._frame = 0
         self._streaming = None
@@ -189,13 +199,15 @@ class MoshiFrontEnd(FrontEndEngine):
     def on_user_speaking(self, speaking: bool) -> None:
         """Nothing to do: full-duplex Moshi hears the user itself."""
 
-    def say(self, say_id: str, text: str, on_done: Callable[[str], None]) -> None:
+    def say(self, say_id: str, text: str, on_done: Callable[[str], None],
+            on_word: Callable[[str], None] | None = None) -> None:
         """
         Speak ``text`` now, as if it were an oracle reply (KAME timeline or guided text).
 
         ``on_done('spoken')`` once its last token's frame has passed (KAME) or the
         guide has emitted it (guided); ``'interrupted'`` if a new oracle reply
         replaces it first. In plain mode there is no way to steer Moshi: ``'unsupported'``.
+        ``on_word`` gets Moshi's text pieces while the request is the one spoken.
         """
         if self.mode == 'plain':
             on_done('unsupported')
@@ -208,12 +220,12 @@ class MoshiFrontEnd(FrontEndEngine):
             if self.guide:
                 self.guide.new_reply()
                 self.guide.extend(tokens, done=True)
-            self._say = (on_done, origin + len(tokens) + 1, say_id)
+            self._say = CurrentSay(on_done, origin + len(tokens) + 1, say_id, on_word)
 
     def cancel_say(self, say_id: str, status: str = 'cancelled') -> bool:
         """Stop feeding the say request's text (``on_done(status)``); False if not current."""
         with self._lock:
-            if self._say is None or self._say[2] != say_id:
+            if self._say is None or self._say.say_id != say_id:
                 return False
             self.timeline.reset()
             if self.guide:
@@ -223,7 +235,7 @@ class MoshiFrontEnd(FrontEndEngine):
 
     def _finish_say(self, status: str) -> None:
         if self._say is not None:
-            callback, self._say = self._say[0], None
+            callback, self._say = self._say.on_done, None
             callback(status)
 
     def _check_say(self) -> None:
@@ -233,7 +245,7 @@ class MoshiFrontEnd(FrontEndEngine):
             if self.guide is not None:
                 done = self.guide.position >= len(self.guide.reply)
             else:
-                done = self._frame >= self._say[1]
+                done = self._frame >= self._say.end_frame
             if done:
                 self._finish_say('spoken')
 
@@ -275,5 +287,8 @@ class MoshiFrontEnd(FrontEndEngine):
         self.budget.record(compute_ms)
         frame = self._frame
         self._frame += 1
+        say = self._say
+        if text.strip() and say is not None and say.on_word is not None:
+            say.on_word(text.strip())
         self._check_say()
         return FrameOutput(frame, out_pcm, text_token, text, oracle_token, compute_ms)

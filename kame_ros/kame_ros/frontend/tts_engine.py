@@ -17,7 +17,7 @@ transcript over one interrupts it.
 import functools
 import threading
 import time
-from typing import Any
+from typing import Any, Callable
 
 import numpy as np
 
@@ -141,10 +141,11 @@ class TtsFrontEnd(FrontEndEngine):
                 and event.utterance_id == self.turns.acked_utterance
                 and words(sentence) == words(self.acknowledgement))
 
-    def say(self, say_id: str, text: str, on_done: Done) -> None:
+    def say(self, say_id: str, text: str, on_done: Done,
+            on_word: Callable[[str], None] | None = None) -> None:
         """Speak ``text`` before any oracle reply; ``on_done('spoken')`` once it has played."""
         self._says.requested(say_id)
-        self.synthesis.put(Job(SAY_REPLY, text, on_done, say_id))
+        self.synthesis.put(Job(SAY_REPLY, text, on_done, say_id, on_word))
 
     def cancel_say(self, say_id: str, status: str = 'cancelled') -> bool:
         """Stop a say request, queued or playing (``on_done(status)``); False if unknown."""
@@ -178,7 +179,7 @@ class TtsFrontEnd(FrontEndEngine):
         in, so the spoken-text stream follows what the speaker plays.
         """
         t0 = time.perf_counter()
-        done, filler, started = [], [], []
+        done, filler, started, on_word = [], [], [], None
         out = np.zeros(FRAME_SAMPLES, np.int16)
         with self._audio_lock:
             if self.turns.acknowledge_now(reply_ready=len(self._audio) > 0):
@@ -186,8 +187,8 @@ class TtsFrontEnd(FrontEndEngine):
                     self.acknowledgement, 0, len(self._ack_audio))))
             if self._says:  # announcements first
                 popped = self._says.pop()
-                out, started, filler, done = (popped.pcm, popped.words, popped.filler,
-                                              popped.finished)
+                out, started, filler, done, on_word = (popped.pcm, popped.words, popped.filler,
+                                                       popped.finished, popped.on_word)
             elif not self.turns.holds(reply_ready=len(self._audio) > 0):  # (the user talks)
                 n = min(FRAME_SAMPLES, len(self._audio))
                 out[:n], self._audio = self._audio[:n], self._audio[n:]
@@ -195,6 +196,8 @@ class TtsFrontEnd(FrontEndEngine):
                 started = [text for offset, text in self._marks if offset < n]
                 self._marks = [(offset - n, text) for offset, text in self._marks
                                if offset >= n]
+        for word in started if on_word is not None else ():
+            on_word(word)
         for callback in done:
             callback('spoken')
         compute_ms = (time.perf_counter() - t0) * 1e3

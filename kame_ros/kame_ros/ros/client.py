@@ -3,10 +3,10 @@
 """
 AgentClient: the agent as one object for behaviour code (the shape of nav2's simple commander).
 
-Behaviour authors should not build publishers from topic constants,
-``json.dumps`` a say request and match ``agent/say/done`` by id: this
-attaches the agent's interfaces (docs/hooks.md) to a node they already
-have and gives typed results. It never spins: the node's executor (any
+Behaviour authors should not build publishers from topic constants or
+drive the ``agent/say`` action by hand: this attaches the agent's
+interfaces (docs/hooks.md) to a node they already have and gives typed
+results. It never spins: the node's executor (any
 kind) delivers the replies, so from a callback poll ``SayHandle.done`` or
 use ``add_done_callback``; the blocking waits (``wait_until_active``,
 ``SayHandle.result``) are for a thread other than the one spinning.
@@ -15,32 +15,32 @@ agent launched in ``/robot1``.
 """
 from concurrent import futures
 from concurrent.futures import Future
-import itertools
 import threading
 import time
 from typing import Callable
-import uuid
 
+from rclpy.action import ActionClient
 from rclpy.node import Node
 from std_msgs.msg import Bool
 from std_srvs.srv import SetBool
 
 from kame_ros.ros.text_io import TextInput, TextOutput
 from kame_ros.ros.topics import (AGENT_ENABLED, AGENT_SPEAKING, ENABLE_SERVICE, INTENTS,
-                                 ROBOT_CONTEXT, SAY, SAY_CANCEL, SAY_DONE, STT_FINAL)
+                                 ROBOT_CONTEXT, SAY_ACTION, STT_FINAL)
 from kame_ros.stt.events import TranscriptEvent
-from kame_ros.wire.messages import (IntentMessage, RobotContext, SayCancel, SayDone,
-                                    SayRequest, SayStatus)
+from kame_ros.wire.messages import IntentMessage, RobotContext, SayDone, SayStatus
 
 
 class SayHandle:
-    """One say request: poll ``done``, wait for ``result``, ``cancel`` it."""
+    """One Say goal: poll ``done``, wait for ``result``, ``cancel`` it; ``words`` as played."""
 
-    def __init__(self, client: 'AgentClient', say_id: str, text: str) -> None:
-        """Track the request ``say_id`` (made by ``AgentClient.say``)."""
-        self.id = say_id
+    def __init__(self, text: str) -> None:
+        """Track one goal (made by ``AgentClient.say``)."""
         self.text = text
-        self._client = client
+        self.words: list[str] = []  # the feedback: each word as it starts to play
+        self._goal = None  # the rclpy goal handle, once the agent accepted the goal
+        self._cancel_asked = False
+        self._lock = threading.Lock()
         self._future: Future = Future()
 
     @property
@@ -61,12 +61,33 @@ class SayHandle:
             return None
 
     def cancel(self) -> None:
-        """Ask the agent to stop the request; it ends ``cancelled`` (if it had not ended)."""
-        self._client._cancel(self.id)
+        """Ask the agent to stop the goal; it ends ``cancelled`` (if it had not ended)."""
+        with self._lock:
+            self._cancel_asked = True
+            goal = self._goal
+        if goal is not None:
+            goal.cancel_goal_async()
 
     def add_done_callback(self, callback: Callable[['SayHandle'], None]) -> None:
         """Call ``callback(handle)`` when it ends (at once if it has)."""
         self._future.add_done_callback(lambda _: callback(self))
+
+    def _accepted(self, future) -> None:
+        goal = future.result()
+        if not goal.accepted:
+            self._finish(SayDone('', self.text, SayStatus.FAILED.value))
+            return
+        with self._lock:
+            self._goal = goal
+            cancel = self._cancel_asked
+        goal.get_result_async().add_done_callback(self._ended)
+        if cancel:
+            goal.cancel_goal_async()
+
+    def _ended(self, future) -> None:
+        result = future.result().result
+        self._finish(SayDone(bytes(self._goal.goal_id.uuid).hex(), result.text,
+                             result.status_text))
 
     def _finish(self, done: SayDone) -> None:
         if not self._future.done():
@@ -81,17 +102,11 @@ class AgentClient:
         self.node = node
         self.speaking = False
         self.enabled: bool | None = None  # None until the agent announced it (when active)
-        self._handles: dict[str, SayHandle] = {}
-        self._lock = threading.Lock()
-        self._ids = itertools.count(1)
-        self._prefix = f'{node.get_name()}-{uuid.uuid4().hex[:6]}'
         self._final_callbacks: list[Callable[[TranscriptEvent], None]] = []
         self._intent_callbacks: list[Callable[[IntentMessage], None]] = []
-        self._say = TextOutput(node, SAY)
-        self._say_cancel = TextOutput(node, SAY_CANCEL)
+        self._say = ActionClient(node, SAY_ACTION.msg_type, SAY_ACTION.name)
         self._context = TextOutput(node, ROBOT_CONTEXT)
         self._inputs = [
-            TextInput(node, SAY_DONE, self._on_done),
             TextInput(node, STT_FINAL, self._on_final),
             TextInput(node, INTENTS, self._on_intent)]
         self._subs = [
@@ -103,7 +118,7 @@ class AgentClient:
 
     def is_active(self) -> bool:
         """Tell whether the agent's voice is active and hears say requests."""
-        return self.enabled is not None and self._say.subscribers() > 0
+        return self.enabled is not None and self._say.server_is_ready()
 
     def wait_until_active(self, timeout_s: float = 60.0) -> bool:
         """Wait for the agent (its front-end active); False after ``timeout_s``."""
@@ -114,13 +129,13 @@ class AgentClient:
             time.sleep(0.05)
         return True
 
-    def say(self, text: str, say_id: str | None = None) -> SayHandle:
-        """Ask the agent to say ``text``; the handle tells how it ended."""
-        say_id = say_id or f'{self._prefix}-{next(self._ids)}'
-        handle = SayHandle(self, say_id, text)
-        with self._lock:
-            self._handles[say_id] = handle
-        self._say.publish(SayRequest(say_id, text))
+    def say(self, text: str) -> SayHandle:
+        """Send the agent a Say goal; the handle tells its words and how it ended."""
+        handle = SayHandle(text)
+        self._say.send_goal_async(
+            SAY_ACTION.msg_type.Goal(text=text),
+            feedback_callback=lambda f: handle.words.append(f.feedback.word),
+        ).add_done_callback(handle._accepted)
         return handle
 
     def mute(self) -> Future:
@@ -149,22 +164,13 @@ class AgentClient:
 
     def destroy(self) -> None:
         """Remove the client's interfaces from the node."""
-        for output in (self._say, self._say_cancel, self._context):
-            output.close()
+        self._say.destroy()
+        self._context.close()
         for text_input in self._inputs:
             text_input.close()
         for sub in self._subs:
             self.node.destroy_subscription(sub)
         self.node.destroy_client(self._enable)
-
-    def _cancel(self, say_id: str) -> None:
-        self._say_cancel.publish(SayCancel(say_id))
-
-    def _on_done(self, done: SayDone) -> None:
-        with self._lock:
-            handle = self._handles.pop(done.id, None)
-        if handle is not None:
-            handle._finish(done)
 
     def _on_final(self, event: TranscriptEvent) -> None:
         for callback in list(self._final_callbacks):

@@ -34,6 +34,7 @@ class Segment:
     audio: np.ndarray
     marks: list[tuple[int, str]] = field(default_factory=list)
     on_done: Done | None = None
+    on_word: Callable[[str], None] | None = None
 
 
 @dataclass(frozen=True)
@@ -44,6 +45,7 @@ class Popped:
     words: list[str]  # words of requests that started in this frame
     filler: list[str]  # words of the acknowledgement that started in this frame
     finished: list[Done]  # callbacks of requests whose last sample played: call with 'spoken'
+    on_word: Callable[[str], None] | None = None  # the request's word callback, for ``words``
 
 
 class SayQueue:
@@ -132,4 +134,4 @@ class SayQueue:
                     finished.append(head.on_done)
         if head.say_id is None:
             return Popped(pcm, [], started, finished)
-        return Popped(pcm, started, [], finished)
+        return Popped(pcm, started, [], finished, head.on_word)

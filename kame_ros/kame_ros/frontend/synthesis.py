@@ -23,6 +23,7 @@ class Job:
     text: str
     on_done: Done | None = None
     say_id: str = ''
+    on_word: Callable[[str], None] | None = None  # a say request's word feedback
     trim_start: bool = False  # it continues a sentence: no pause before it
     trim_end: bool = False  # the sentence goes on in the next piece: no pause after it
 
@@ -95,6 +96,7 @@ class Synthesis:
                        keep_start=0 if job.trim_start else LEAD_SAMPLES)
         if is_say:
             self.says.synthesized(Segment(job.say_id, samples,
-                                          word_marks(job.text, 0, len(samples)), job.on_done))
+                                          word_marks(job.text, 0, len(samples)), job.on_done,
+                                          job.on_word))
         else:
             self.on_reply(job, samples)

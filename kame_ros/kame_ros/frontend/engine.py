@@ -100,8 +100,13 @@ class FrontEndEngine(ABC):
         """Take the STT's voice activity (the user started or stopped speaking)."""
 
     @abstractmethod
-    def say(self, say_id: str, text: str, on_done: Callable[[str], None]) -> None:
-        """Speak ``text`` now; ``on_done(status)`` once, when it has been spoken (or not)."""
+    def say(self, say_id: str, text: str, on_done: Callable[[str], None],
+            on_word: Callable[[str], None] | None = None) -> None:
+        """
+        Speak ``text`` now; ``on_done(status)`` once, when it has been spoken (or not).
+
+        ``on_word(word)`` as each word starts to play (the Say action's feedback).
+        """
 
     @abstractmethod
     def cancel_say(self, say_id: str, status: str = 'cancelled') -> bool:

@@ -169,12 +169,12 @@ class FrontEndNode(LifecycleNode):
         if self.engine is None:
             return Health(ERROR if self.error else WARN, self.error or 'not configured')
         values = {'backend': self.config.backend, 'runtime': self.config.runtime,
-                  'enabled': self.hooks.enabled, 'say_requests': self.hooks.requests,
+                  'enabled': self.hooks.enabled, 'say_goals': self.hooks.says.goals,
                   'frames_in': self.worker.received if self.worker is not None else 0,
                   'frames_out': self.frames_out, **self.engine.stats()}
         if self.audio_in is not None:
             values.update(self.audio_in.drops.as_values())
-        values.update(self.hooks.drops.as_values())
+        values.update({f'say_{status}': n for status, n in self.hooks.says.results.items()})
         budget = self.engine.budget
         level = WARN if budget.misses or budget.dropped else OK
         return Health(level, f'{budget.misses} deadline misses in {budget.frames} frames',

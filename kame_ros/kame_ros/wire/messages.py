@@ -11,9 +11,11 @@ counted ``bad_payload`` drop, never a half-read dict. Transcripts
 same protocol (``wire/payload.py``) next to the code that produces them.
 The table of every topic and type is in docs/topics.md.
 
-Two topics are written by people and other stacks, so they also take the
-forms a user would type (``ros2 topic pub``): ``agent/say`` takes plain
-text or a bare ``{"id", "text"}`` object, ``robot/context`` plain text.
+``robot/context`` is written by people and other stacks, so it also takes
+the forms a user would type (``ros2 topic pub``): plain text or a bare
+``{"text"}`` object. Speaking on request is the ``agent/say`` action
+(kame_ros_interfaces/action/Say); ``SayStatus`` and ``SayDone`` say how a
+goal ended.
 """
 from dataclasses import asdict, dataclass
 from enum import Enum
@@ -67,29 +69,12 @@ class AgentText(WireMessage):
     filler: bool = False
 
 
-@dataclass(frozen=True)
-class SayRequest(WireMessage):
-    """``agent/say``: a behaviour stack asks the agent to say ``text``; answered by ``id``."""
-
-    TYPE: ClassVar[str] = 'say.request'
-    id: str  # noqa: A003 (the wire field behaviour stacks use)
-    text: str
-
-
-@dataclass(frozen=True)
-class SayCancel(WireMessage):
-    """``agent/say/cancel``: stop the say request ``id``, queued or playing."""
-
-    TYPE: ClassVar[str] = 'say.cancel'
-    id: str  # noqa: A003 (the wire field behaviour stacks use)
-
-
 class SayStatus(str, Enum):
-    """How a say request ended: the ``status`` of ``agent/say/done``."""
+    """How a Say goal ended: the result's ``status_text``."""
 
     SPOKEN = 'spoken'  # played to its last sample (or, Moshi, its last text token fed)
     INTERRUPTED = 'interrupted'  # the user took the turn (barge-in) or a new reply replaced it
-    CANCELLED = 'cancelled'  # agent/say/cancel
+    CANCELLED = 'cancelled'  # the goal was cancelled
     MUTED = 'muted'  # the agent was muted before or while it played
     EMPTY = 'empty'  # nothing to say
     FAILED = 'failed'  # the TTS could not synthesize it
@@ -97,11 +82,10 @@ class SayStatus(str, Enum):
 
 
 @dataclass(frozen=True)
-class SayDone(WireMessage):
-    """``agent/say/done``: how a say request ended (a ``SayStatus`` value)."""
+class SayDone:
+    """How a Say goal ended (a ``SayStatus`` value), as ``AgentClient`` reports it."""
 
-    TYPE: ClassVar[str] = 'say.done'
-    id: str  # noqa: A003 (the wire field behaviour stacks use)
+    id: str  # noqa: A003 (the goal's id, hex)
     text: str
     status: str
 

@@ -1,0 +1,61 @@
+#!/usr/bin/env bash
+# Build kame_ros_interfaces (ament_cmake, rosidl) with colcon against the ROS 2 wheels of a
+# venv, and install it into that venv as a wheel laid out like the ros-* ones, so that
+# Python, `ros2 interface` and the ament index find it as they find std_msgs.
+#
+#   scripts/build_interfaces.sh VENV jazzy|kilted
+#
+# A robot does not need this: `colcon build` with the distribution installed builds the
+# package. Here the build-time wheels (scripts/rosidl/build-<distro>.txt) go into a second
+# venv layered on the runtime one, and colcon runs in a clean environment that names only
+# that distribution's prefixes (../shared/tools/rosidl_in_venv/README.md: the recipe behind
+# ../shared/wheels/interop). Seconds of pip and about a minute of compiling on 2 cores.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+ROOT=$PWD
+VENV=$(cd "$1" && pwd)
+DISTRO=$2
+SITE="$VENV/lib/python3.11/site-packages"
+BUILD_VENV="$VENV/.rosidl-build"
+WS="$VENV/.rosidl-ws"
+MAKE_WHEEL=../shared/tools/rosidl_in_venv/make_ros_wheel.py
+[ -f "$MAKE_WHEEL" ] || { echo "build_interfaces: $MAKE_WHEEL not found (../shared beside the clone)" >&2; exit 1; }
+
+if [ ! -x "$BUILD_VENV/bin/python" ]; then
+  "$VENV/bin/python" -m venv --without-pip "$BUILD_VENV"
+  echo "import site; site.addsitedir('$SITE')" > "$BUILD_VENV/lib/python3.11/site-packages/zz_runtime.pth"
+fi
+NO_DEPS=(); [ "$DISTRO" = kilted ] && NO_DEPS=(--no-deps)  # Kilted's ros-* wheels declare none
+"$VENV/bin/python" -m pip --python "$BUILD_VENV/bin/python" install -q --disable-pip-version-check \
+  "${NO_DEPS[@]}" -r "scripts/rosidl/build-$DISTRO.txt" 2>&1 | grep -v '^WARNING: Location' || true
+
+# The ros-* wheels were built under manylinux: their CMake exports name these two paths.
+inc=$("$VENV/bin/python" -c 'import sysconfig; print(sysconfig.get_paths()["include"])')
+numpy=$("$VENV/bin/python" -c 'import numpy, os; print(os.path.dirname(numpy.__file__))')
+SUDO=""; [ "$(id -u)" -ne 0 ] && SUDO=sudo
+$SUDO mkdir -p /opt/python/cp311-cp311/include /opt/python/cp311-cp311/lib/python3.11/site-packages
+$SUDO ln -sfn "$inc" /opt/python/cp311-cp311/include/python3.11
+$SUDO ln -sfn "$numpy" /opt/python/cp311-cp311/lib/python3.11/site-packages/numpy
+
+rm -rf "$WS"
+mkdir -p "$WS"
+libs=$(printf '%s:' "$VENV/lib" "$SITE"/ros_*.libs)
+(cd "$WS" && env -i HOME="$HOME" LANG=C.UTF-8 TERM=dumb \
+  PATH="$BUILD_VENV/bin:$VENV/bin:/usr/local/bin:/usr/bin:/bin" VIRTUAL_ENV="$BUILD_VENV" \
+  AMENT_PREFIX_PATH="$BUILD_VENV:$VENV" CMAKE_PREFIX_PATH="$BUILD_VENV:$VENV" \
+  LD_LIBRARY_PATH="${libs%:}" _ROS_WHEELS_BOOTSTRAP_COMPLETE=1 \
+  RMW_IMPLEMENTATION=rmw_fastrtps_cpp PYTHONDONTWRITEBYTECODE=1 \
+  "$VENV/bin/colcon" --log-base "$WS/log" build --base-paths "$ROOT/kame_ros_interfaces" \
+    --build-base "$WS/build" --install-base "$WS/install" --event-handlers console_direct- \
+    --cmake-args -DBUILD_TESTING=OFF -DCMAKE_BUILD_TYPE=Release \
+      -DPython3_EXECUTABLE="$BUILD_VENV/bin/python" \
+      -DPython3_INCLUDE_DIR=/opt/python/cp311-cp311/include/python3.11 \
+      -DPython3_NumPy_INCLUDE_DIR=/opt/python/cp311-cp311/lib/python3.11/site-packages/numpy/_core/include) \
+  > "$WS/build.log" 2>&1 || { tail -40 "$WS/build.log" >&2; echo "build_interfaces: colcon build failed ($WS/build.log)" >&2; exit 1; }
+"$VENV/bin/python" "$MAKE_WHEEL" "$WS/install/kame_ros_interfaces" --out "$WS/wheel" \
+  --site-packages "$SITE" --site-packages "$BUILD_VENV/lib/python3.11/site-packages" \
+  --summary "kame_ros_interfaces built with colcon against the ROS 2 $DISTRO wheels" >/dev/null
+"$VENV/bin/python" -m pip install -q --disable-pip-version-check --no-deps --force-reinstall \
+  "$WS"/wheel/ros_kame_ros_interfaces-*.whl 2>&1 | grep -v '^WARNING: Location' || true
+"$VENV/bin/python" -c "import kame_ros_interfaces.msg, kame_ros_interfaces.action" \
+  || { echo "build_interfaces: kame_ros_interfaces does not import" >&2; exit 1; }
