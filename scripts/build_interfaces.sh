@@ -8,7 +8,8 @@
 # A robot does not need this: `colcon build` with the distribution installed builds the
 # package. Here the build-time wheels (scripts/rosidl/build-<distro>.txt) go into a second
 # venv layered on the runtime one, and colcon runs in a clean environment that names only
-# that distribution's prefixes (../shared/tools/rosidl_in_venv/README.md: the recipe behind
+# that distribution's prefixes (scripts/colcon_in_venv.sh;
+# ../shared/tools/rosidl_in_venv/README.md: the recipe behind
 # ../shared/wheels/interop). Seconds of pip and about a minute of compiling on 2 cores.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -39,18 +40,9 @@ $SUDO ln -sfn "$numpy" /opt/python/cp311-cp311/lib/python3.11/site-packages/nump
 
 rm -rf "$WS"
 mkdir -p "$WS"
-libs=$(printf '%s:' "$VENV/lib" "$SITE"/ros_*.libs)
-(cd "$WS" && env -i HOME="$HOME" LANG=C.UTF-8 TERM=dumb \
-  PATH="$BUILD_VENV/bin:$VENV/bin:/usr/local/bin:/usr/bin:/bin" VIRTUAL_ENV="$BUILD_VENV" \
-  AMENT_PREFIX_PATH="$BUILD_VENV:$VENV" CMAKE_PREFIX_PATH="$BUILD_VENV:$VENV" \
-  LD_LIBRARY_PATH="${libs%:}" _ROS_WHEELS_BOOTSTRAP_COMPLETE=1 \
-  RMW_IMPLEMENTATION=rmw_fastrtps_cpp PYTHONDONTWRITEBYTECODE=1 \
-  "$VENV/bin/colcon" --log-base "$WS/log" build --base-paths "$ROOT/kame_ros_interfaces" \
-    --build-base "$WS/build" --install-base "$WS/install" --event-handlers console_direct- \
-    --cmake-args -DBUILD_TESTING=OFF -DCMAKE_BUILD_TYPE=Release \
-      -DPython3_EXECUTABLE="$BUILD_VENV/bin/python" \
-      -DPython3_INCLUDE_DIR=/opt/python/cp311-cp311/include/python3.11 \
-      -DPython3_NumPy_INCLUDE_DIR=/opt/python/cp311-cp311/lib/python3.11/site-packages/numpy/_core/include) \
+(cd "$WS" && bash "$ROOT/scripts/colcon_in_venv.sh" "$VENV" --log-base "$WS/log" build \
+  --base-paths "$ROOT/kame_ros_interfaces" --build-base "$WS/build" --install-base "$WS/install" \
+  --event-handlers console_direct-) \
   > "$WS/build.log" 2>&1 || { tail -40 "$WS/build.log" >&2; echo "build_interfaces: colcon build failed ($WS/build.log)" >&2; exit 1; }
 "$VENV/bin/python" "$MAKE_WHEEL" "$WS/install/kame_ros_interfaces" --out "$WS/wheel" \
   --site-packages "$SITE" --site-packages "$BUILD_VENV/lib/python3.11/site-packages" \

@@ -113,6 +113,7 @@ if [ -x "$VENV/bin/colcon" ]; then
   iface_stamp="$VENV/.kame_ros_interfaces"
   iface_want="$(cat kame_ros_interfaces/package.xml kame_ros_interfaces/CMakeLists.txt \
                 kame_ros_interfaces/msg/* kame_ros_interfaces/action/* scripts/build_interfaces.sh \
+                scripts/colcon_in_venv.sh \
                 "scripts/rosidl/build-$DISTRO.txt" | sha256sum | cut -c1-16)"
   if [ "$(cat "$iface_stamp" 2>/dev/null)" != "$iface_want" ] \
      || ! "$VENV/bin/python" -c "import kame_ros_interfaces.action" 2>/dev/null; then

@@ -21,12 +21,20 @@ from kame_ros.audio.wav import read_wav_24k, write_wav
 from kame_ros.ros.audio_msg import msg_to_frame
 from kame_ros.ros.topics import (AGENT_ENABLED, AGENT_SPEAKING, ENABLE_SERVICE, SAY_ACTION,
                                  SPEAKER_AUDIO)
+from kame_ros.wire.messages import SayStatus
 from kame_ros.words import words
 from polling import wait_for
 
 LONG = ('This is a long announcement about the robot, the kitchen, the charging station '
         'and the garden, which goes on for several seconds so that it can be cancelled.')
 SEND_GOAL = ['ros2', 'action', 'send_goal', '/agent/say', 'kame_ros_interfaces/action/Say']
+
+
+def test_every_way_a_say_ends_has_its_result_code():
+    """The action's status constants are named as SayStatus's members (say_action reads them)."""
+    result = SAY_ACTION.msg_type.Result
+    codes = {status: getattr(result, status.name) for status in SayStatus}
+    assert sorted(codes.values()) == list(range(len(SayStatus))), codes
 
 
 def start_voice(ros, processes, tmp_path, seconds: int):

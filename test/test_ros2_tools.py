@@ -50,19 +50,11 @@ def workspace(tmp_path_factory) -> Path:
             target = ws / 'src' / 'kame_ros' / name
             target.parent.mkdir(parents=True, exist_ok=True)
             shutil.copy2(ROOT / name, target)
-    # Both packages, as on a robot. kame_ros_interfaces (ament_cmake) builds against the venv's
-    # ROS wheels with the build tools and paths scripts/build_interfaces.sh sets up.
-    tools = Path(sys.prefix) / '.rosidl-build'
-    opt = '/opt/python/cp311-cp311'
-    env = {**os.environ,
-           'AMENT_PREFIX_PATH': f'{tools}:{os.environ.get("AMENT_PREFIX_PATH", sys.prefix)}',
-           'CMAKE_PREFIX_PATH': f'{tools}:{sys.prefix}'}
-    build = subprocess.run(
-        ['colcon', 'build', '--packages-up-to', 'kame_ros', '--cmake-args', '-DBUILD_TESTING=OFF',
-         f'-DPython3_EXECUTABLE={tools}/bin/python',
-         f'-DPython3_INCLUDE_DIR={opt}/include/python3.11',
-         f'-DPython3_NumPy_INCLUDE_DIR={opt}/lib/python3.11/site-packages/numpy/_core/include'],
-        cwd=ws, capture_output=True, text=True, timeout=600, env=env)
+    # Both packages, as on a robot: kame_ros_interfaces (ament_cmake) against the venv's ROS
+    # wheels, with the build tools and paths scripts/setup.sh set up.
+    build = subprocess.run(['bash', str(ROOT / 'scripts' / 'colcon_in_venv.sh'), sys.prefix,
+                            'build', '--packages-up-to', 'kame_ros'],
+                           cwd=ws, capture_output=True, text=True, timeout=600)
     assert build.returncode == 0, build.stdout + build.stderr
     assert (ws / 'install' / 'setup.bash').exists()
     return ws

@@ -196,8 +196,9 @@ class TtsFrontEnd(FrontEndEngine):
                 started = [text for offset, text in self._marks if offset < n]
                 self._marks = [(offset - n, text) for offset, text in self._marks
                                if offset >= n]
-        for word in started if on_word is not None else ():
-            on_word(word)
+        if on_word is not None:
+            for word in started:
+                on_word(word)
         for callback in done:
             callback('spoken')
         compute_ms = (time.perf_counter() - t0) * 1e3

@@ -26,7 +26,7 @@ from std_srvs.srv import SetBool
 
 from kame_ros.audio.levels import SpeakingDetector
 from kame_ros.ros.lifecycle import Interfaces
-from kame_ros.ros.say_action import Cancel, Say, SayActionServer
+from kame_ros.ros.say_action import Cancel, SayActionServer, Speak
 from kame_ros.ros.topics import AGENT_ENABLED, AGENT_SPEAKING, ENABLE_SERVICE
 from kame_ros.wire.messages import SayStatus
 
@@ -34,7 +34,7 @@ from kame_ros.wire.messages import SayStatus
 class AgentHooks:
     """The agent-wide interfaces of one voice, created with its node's other interfaces."""
 
-    def __init__(self, node: LifecycleNode, interfaces: Interfaces, say: Say,
+    def __init__(self, node: LifecycleNode, interfaces: Interfaces, say: Speak,
                  cancel: Cancel) -> None:
         """Create the service and topics; ``say``/``cancel`` are the voice's engine's."""
         self.node = node

@@ -15,6 +15,7 @@ The node spins on a single-threaded executor that also carries the audio,
 so the execute callback is a coroutine that awaits the end instead of
 blocking: the engine's callbacks (any thread) complete an rclpy future.
 """
+from collections import Counter
 import threading
 from typing import Callable
 
@@ -28,18 +29,14 @@ from kame_ros.wire.messages import SayStatus
 from kame_ros.words import words
 
 MAX_SAY_CHARS = 1000
-Say = Callable[[str, str, Callable[[str], None], Callable[[str], None]], None]
+Speak = Callable[[str, str, Callable[[str], None], Callable[[str], None]], None]
 Cancel = Callable[[str, str], bool]  # (id, status) -> it was waiting or playing
-
-RESULT_CODES = {status: index for index, status in enumerate(
-    [SayStatus.SPOKEN, SayStatus.CANCELLED, SayStatus.INTERRUPTED, SayStatus.MUTED,
-     SayStatus.EMPTY, SayStatus.FAILED, SayStatus.UNSUPPORTED])}
 
 
 class SayActionServer:
     """Speak each goal through the voice's engine; feedback per word, the end as the result."""
 
-    def __init__(self, node: LifecycleNode, say: Say, cancel: Cancel,
+    def __init__(self, node: LifecycleNode, say: Speak, cancel: Cancel,
                  enabled: Callable[[], bool]) -> None:
         """Serve ``agent/say``; ``say``/``cancel`` are the engine's, ``enabled`` the mute state."""
         self.node = node
@@ -47,7 +44,7 @@ class SayActionServer:
         self.cancel = cancel
         self.enabled = enabled
         self.goals = 0
-        self.results: dict[str, int] = {}
+        self.results: Counter[str] = Counter()  # goals ended, per SayStatus value
         self._in_flight: set[str] = set()
         self._lock = threading.Lock()
         self._server = ActionServer(node, SAY_ACTION.msg_type, SAY_ACTION.name,
@@ -106,12 +103,14 @@ class SayActionServer:
         else:
             self.say(say_id, text, on_done, on_word)
         status = SayStatus(await ended)
-        self.results[status.value] = self.results.get(status.value, 0) + 1
+        self.results[status.value] += 1
         if status is SayStatus.SPOKEN:
             goal.succeed()
         elif status is SayStatus.CANCELLED and goal.is_cancel_requested:
             goal.canceled()
         else:
             goal.abort()
-        return SAY_ACTION.msg_type.Result(status=RESULT_CODES[status], status_text=status.value,
-                                          text=text, spoken_text=' '.join(spoken))
+        result = SAY_ACTION.msg_type.Result
+        # The action's status constants are named as SayStatus's members (SPOKEN, MUTED, ...).
+        return result(status=getattr(result, status.name), status_text=status.value,
+                      text=text, spoken_text=' '.join(spoken))

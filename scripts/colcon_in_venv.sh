@@ -1,0 +1,29 @@
+#!/usr/bin/env bash
+# colcon as an ament_cmake package needs it in a venv of the ROS 2 wheels: only that venv's
+# prefixes plus its build tools ($VENV/.rosidl-build, installed by scripts/build_interfaces.sh),
+# and the Python paths the wheels' CMake exports expect. Run from the workspace:
+#
+#   scripts/colcon_in_venv.sh VENV [colcon arguments: build --packages-up-to kame_ros ...]
+#
+# Used by scripts/build_interfaces.sh and by the tests' colcon build of a clean copy; a robot
+# runs plain colcon with the distribution sourced.
+set -euo pipefail
+VENV=$(cd "$1" && pwd)
+shift
+SITE="$VENV/lib/python3.11/site-packages"
+TOOLS="$VENV/.rosidl-build"
+OPT=/opt/python/cp311-cp311  # the manylinux paths, linked by scripts/build_interfaces.sh
+[ -x "$TOOLS/bin/python" ] || { echo "colcon_in_venv: no build tools in $TOOLS (run scripts/setup.sh)" >&2; exit 1; }
+libs=$(printf '%s:' "$VENV/lib" "$SITE"/ros_*.libs)
+# The bootstrapper of the ros-* wheels (which re-executes Python with LD_LIBRARY_PATH set) is
+# pre-empted with the same paths.
+exec env -i HOME="$HOME" LANG=C.UTF-8 TERM=dumb \
+  PATH="$TOOLS/bin:$VENV/bin:/usr/local/bin:/usr/bin:/bin" VIRTUAL_ENV="$TOOLS" \
+  AMENT_PREFIX_PATH="$TOOLS:$VENV" CMAKE_PREFIX_PATH="$TOOLS:$VENV" \
+  LD_LIBRARY_PATH="${libs%:}" _ROS_WHEELS_BOOTSTRAP_COMPLETE=1 \
+  RMW_IMPLEMENTATION=rmw_fastrtps_cpp PYTHONDONTWRITEBYTECODE=1 \
+  "$VENV/bin/colcon" "$@" \
+    --cmake-args -DBUILD_TESTING=OFF -DCMAKE_BUILD_TYPE=Release \
+      -DPython3_EXECUTABLE="$TOOLS/bin/python" \
+      -DPython3_INCLUDE_DIR="$OPT/include/python3.11" \
+      -DPython3_NumPy_INCLUDE_DIR="$OPT/lib/python3.11/site-packages/numpy/_core/include"
