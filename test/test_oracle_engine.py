@@ -232,3 +232,29 @@ def test_a_final_that_says_more_is_generated_anew_and_a_running_guess_keeps_stre
     assert len(prompts) == 2, 'different words: a generation of their own'
     assert engine.stats.promoted == 1
     engine.stop()
+
+
+def test_a_reply_that_only_repeats_the_cut_off_turn_is_answered_again():
+    """
+    Issue 41's barge-in on the embedded 1.5B: cut off at "The capital of", asked about Japan.
+
+    Shown its own cut-off turn, the model copies it and stops ("The capital
+    of": no answer; deterministic at this cut). The engine notices before
+    anything is said and answers without the interrupted exchange, both the
+    final and a guess on the partial before it (which the final would take over).
+    """
+    backend = make_backend('llama_cpp', 'qwen2.5-coder-1.5b')
+    backend.load(lambda step: None)
+    events = []
+    engine = OracleEngine(backend, events.append, max_tokens=30)
+    engine.submit(transcript('What is the capital of France?', final=True))
+    engine.hear_agent(' The capital of')
+    for final in (False, True):
+        events.clear()
+        engine.submit(transcript('What is the capital of Japan?', utt=2, rev=final, final=final))
+        engine.tick()
+        assert wait_for(lambda: any(e.kind == DONE for e in events), 60)
+        said = ''.join(e.text for e in events if e.kind == APPEND)
+        assert 'Tokyo' in said and 'France' not in said, (final, said)
+        assert [e.kind for e in events].count(RESET) == 1, 'one reply: the echo was never said'
+    assert engine.stats.cut_echo >= 1

@@ -3,7 +3,8 @@
 """KAME's restart policy, exactly, on an injected clock."""
 import pytest
 
-from kame_ros.oracle.prompt import AGENT, PromptBuilder, unfinished, USER
+from kame_ros.oracle.prompt import (AGENT, cut_reply, echoes_cut_reply, PromptBuilder,
+                                    unfinished, USER, without_cut_exchange)
 from kame_ros.oracle.scheduler import new_word_count, OracleScheduler, SchedulerConfig
 from kame_ros.stt.events import TranscriptEvent
 
@@ -127,3 +128,26 @@ def test_the_current_question_is_asked_whatever_is_remembered():
     p.hear(AGENT, ' Hello!')
     assert p.messages('where are', final=False)[1:] == [{'role': 'user',
                                                          'content': unfinished('where are')}]
+
+
+def test_a_cut_off_agent_turn_is_known_and_its_echo_recognised():
+    prompt = PromptBuilder()
+    prompt.hear(USER, 'What is the capital of France?')
+    prompt.hear(AGENT, ' The capital of')
+    guess = prompt.messages('What is the capital of', final=False)
+    assert cut_reply(guess) == 'The capital of', 'a partial over the agent cuts it too'
+    assert cut_reply(prompt.messages()) == '', 'the agent still has the turn: nothing was cut'
+    prompt.hear(USER, 'What is the capital of Japan?')
+    messages = prompt.messages()
+    assert cut_reply(messages) == 'The capital of'
+    assert echoes_cut_reply(messages, 'The capital of')
+    assert echoes_cut_reply(messages, 'The capital')
+    assert not echoes_cut_reply(messages, 'The capital of Japan is Tokyo.')
+    assert not echoes_cut_reply(messages, 'Tokyo')
+    assert [m['content'] for m in without_cut_exchange(messages)][1:] == [
+        'What is the capital of Japan?'], 'the interrupted exchange is left out'
+    finished = PromptBuilder()
+    for speaker, text in ((USER, 'Hi.'), (AGENT, ' Hello there.'), (USER, 'And you?')):
+        finished.hear(speaker, text)
+    assert cut_reply(finished.messages()) == ''
+    assert without_cut_exchange(finished.messages()) == finished.messages()

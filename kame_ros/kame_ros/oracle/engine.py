@@ -41,7 +41,8 @@ from typing import Callable
 
 from kame_ros.oracle.backends.base import LLMBackend
 from kame_ros.oracle.events import APPEND, DONE, OracleEvent, RESET
-from kame_ros.oracle.prompt import AGENT, PromptBuilder, USER
+from kame_ros.oracle.prompt import (AGENT, echoes_cut_reply, PromptBuilder, USER,
+                                    without_cut_exchange)
 from kame_ros.oracle.reply_guard import LEAK, REPETITION, ReplyGuard
 from kame_ros.oracle.scheduler import OracleScheduler, Restart
 from kame_ros.stt.events import TranscriptEvent
@@ -61,6 +62,7 @@ class OracleStats:
     promote_refused: int = 0  # ... that could not get its priority back: generated afresh
     cut_prompt_leak: int = 0
     cut_repetition: int = 0
+    cut_echo: int = 0  # replies written again: they only repeated the cut-off agent turn
     pieces: int = 0
     last_error: str = ''
     # The latest replies only: a robot generates for days (diagnostics show the last 50).
@@ -297,6 +299,17 @@ class OracleEngine:
             os.setpriority(os.PRIO_PROCESS, threading.get_native_id(), self.nice)
             generation.niced = True
 
+    def _stream(self, messages, guard: ReplyGuard, cancel: threading.Event,
+                say: Callable[[str], bool]) -> str | None:
+        """Stream one generation through ``guard`` to ``say``; return its held tail or None."""
+        for piece in self.backend.stream(messages, self.max_tokens, cancel):
+            if cancel.is_set() or not say(guard.feed(piece)):
+                return None
+            if guard.cut:
+                cancel.set()  # the reply is over: stop the backend generating
+                return None
+        return None if cancel.is_set() else guard.finish()
+
     def _generate(self, generation: Generation, messages, guard: ReplyGuard) -> None:
         if self.nice and not generation.restart.final:
             self._lower_priority(generation)
@@ -319,14 +332,15 @@ class OracleEngine:
                 self._emit_locked(generation.restart, APPEND, text)
             return True
         try:
-            for piece in self.backend.stream(messages, self.max_tokens, cancel):
-                if cancel.is_set() or not say(guard.feed(piece)):
-                    break
-                if guard.cut:
-                    cancel.set()  # the reply is over: stop the backend generating
-                    break
-            if not cancel.is_set():
-                say(guard.finish())
+            tail = self._stream(messages, guard, cancel, say)
+            if tail is not None and not generation.pieces and echoes_cut_reply(messages, tail):
+                # Said nothing yet: answer again without the exchange the user interrupted.
+                with self._lock:
+                    self.stats.cut_echo += 1
+                guard = ReplyGuard(self.prompt.instructions())
+                tail = self._stream(without_cut_exchange(messages), guard, cancel, say)
+            if tail is not None:
+                say(tail)
         except Exception as err:  # noqa: B902 - any backend failure is counted, never fatal
             status = 'failed'
             with self._lock:

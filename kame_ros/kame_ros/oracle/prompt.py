@@ -30,6 +30,8 @@ everything its partial's prompt had, and llama.cpp reuses that evaluation
 from collections import deque
 from dataclasses import dataclass
 
+from kame_ros.words import looks_complete, words
+
 # The wording that answered best on the embedded SmolLM2-135M (docs/measurements.md,
 # "Figures behind the code").
 SYSTEM_PROMPT = ('You are a helpful assistant on a robot. Answer in one short sentence of at most '
@@ -88,7 +90,7 @@ class PromptBuilder:
         return [self.system_prompt.format(max_words=self.max_words), PARTIAL_NOTE]
 
     def messages(self, pending_user_text: str = '', final: bool = True,
-                 note: bool = True) -> list[dict[str, str]]:
+                 note: bool = True, skip_cut: bool = False) -> list[dict[str, str]]:
         """
         Chat messages for one generation.
 
@@ -126,3 +128,35 @@ class PromptBuilder:
         current = 1 if turns and turns[-1].speaker == USER else 0
         history = turns[:len(turns) - current][-2 * self.max_turns:] if self.max_turns else []
         return history + turns[len(turns) - current:]
+
+
+def cut_reply(messages: list[dict[str, str]]) -> str:
+    """
+    Return the agent's turn the user cut off, right before their current words, or ''.
+
+    A turn that stops short of a sentence's end was interrupted: the user
+    took the turn in the middle of it.
+    """
+    if len(messages) < 3 or [m['role'] for m in messages[-2:]] != ['assistant', 'user']:
+        return ''
+    return '' if looks_complete(messages[-2]['content']) else messages[-2]['content']
+
+
+def echoes_cut_reply(messages: list[dict[str, str]], reply: str) -> bool:
+    """
+    Tell whether ``reply`` only repeats the start of the turn the user cut off.
+
+    A small LLM shown its own cut-off turn ("The capital of") before the
+    user's new question tends to copy it and stop there: no answer at all
+    (issue 41's barge-in test, ~1 run in 4 on the 1.5B).
+    """
+    cut, said = words(cut_reply(messages)), words(reply)
+    return bool(said) and cut[:len(said)] == said and not looks_complete(reply)
+
+
+def without_cut_exchange(messages: list[dict[str, str]]) -> list[dict[str, str]]:
+    """Return the messages without the interrupted exchange: the new question replaced it."""
+    if not cut_reply(messages):
+        return messages
+    first = -3 if messages[-3]['role'] == 'user' else -2  # the question it answered, if kept
+    return messages[:first] + messages[-1:]
