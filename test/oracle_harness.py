@@ -3,12 +3,11 @@
 """Drive an oracle node over DDS: publish transcripts, collect oracle events."""
 import time
 
-from std_msgs.msg import String
-
 from kame_ros.oracle.events import DONE, OracleEvent, RESET
 from kame_ros.ros.topics import ORACLE_EVENTS, ROBOT_CONTEXT, STT_FINAL, STT_PARTIAL
 from kame_ros.stt.events import TranscriptEvent
-from kame_ros.wire.text import decode_event, encode_event
+from kame_ros.wire.messages import RobotContext
+from typed_msgs import read, stamp_ns, typed
 
 # The intent allowlist the tests give the oracle (its ``intents`` parameter).
 ALLOWLIST = ['navigate_to(kitchen) = go to the kitchen',
@@ -35,12 +34,10 @@ class OracleDriver:
         self.node.create_subscription(ORACLE_EVENTS.msg_type,
                                       f'{namespace}/{ORACLE_EVENTS.name}',
                                       self._on_event, ORACLE_EVENTS.qos)
-        self.seq = 0
 
-    def _on_event(self, msg: String) -> None:
-        envelope = decode_event(msg.data)
-        self.stamps_ns.append(envelope['stamp_ns'])
-        self.events.append((time.monotonic(), OracleEvent.from_event(envelope)))
+    def _on_event(self, msg) -> None:
+        self.stamps_ns.append(stamp_ns(msg))
+        self.events.append((time.monotonic(), read(ORACLE_EVENTS, msg)))
 
     def wait_ready(self, timeout: float = 120.0) -> None:
         """Wait until the oracle subscribes to transcripts and publishes events."""
@@ -53,9 +50,11 @@ class OracleDriver:
 
     def say(self, text: str, utterance: int, revision: int, final: bool = False) -> None:
         ev = TranscriptEvent(utterance, revision, text, final, 0, 0, time.time_ns())
-        pub = self.final if final else self.partial
-        pub.publish(String(data=encode_event(ev.event_type, self.seq, ev.stamp_ns, ev.payload())))
-        self.seq += 1
+        pub, topic = (self.final, STT_FINAL) if final else (self.partial, STT_PARTIAL)
+        pub.publish(typed(topic, ev, ev.stamp_ns))
+
+    def set_context(self, text: str) -> None:
+        self.context.publish(typed(ROBOT_CONTEXT, RobotContext(text)))
 
     def kinds(self) -> list[OracleEvent]:
         return [e for _, e in self.events]

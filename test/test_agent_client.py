@@ -22,9 +22,10 @@ import pytest
 
 from kame_ros.audio.frames import FRAME_SAMPLES
 from kame_ros.behaviours import Say, SetMuted, WaitForUtterance
+from kame_ros.frontend.conversation import Turn
 from kame_ros.ros.audio_out import AudioOutput
 from kame_ros.ros.client import AgentClient
-from kame_ros.ros.topics import MIC_AUDIO
+from kame_ros.ros.topics import AGENT_STATE, MIC_AUDIO
 from kame_ros.tools.greeter import greeter_tree, tick_until_done
 from kame_ros.wire.messages import SayStatus
 from oracle_harness import ALLOWLIST
@@ -82,8 +83,10 @@ def test_client_and_trees_say_listen_act_cancel_mute(ros, processes, tmp_path):
     question = hibari_speech('Please go to the kitchen.')
     node = ros.node('behaviour_stack')
     client = AgentClient(node)
-    finals, acted = [], []
+    finals, acted, turns = [], [], []
     client.on_final(finals.append)
+    node.create_subscription(AGENT_STATE.msg_type, AGENT_STATE.name,
+                             lambda m: turns.append(Turn(m.state)), AGENT_STATE.qos)
     mic = Mic(ros)
     try:
         assert client.wait_until_active(180), 'the front-end became active'
@@ -106,6 +109,10 @@ def test_client_and_trees_say_listen_act_cancel_mute(ros, processes, tmp_path):
         mic.speak(question)
         assert long_say.result(60) is not None, 'the long say ended'
         assert long_say.status is SayStatus.INTERRUPTED, 'the user talked over it'
+        wait(lambda: Turn.THINKING in turns[:-1], 30, 'thinking, then something else')
+        assert client.conversation is not None, 'AgentClient follows agent/state'
+        assert turns[turns.index(Turn.THINKING) + 1] == Turn.SPEAKING, \
+            f'agent/state after the final: thinking, then the reply ({turns})'
         assert tick_until_done(root, 120) == Status.SUCCESS, \
             py_trees.display.unicode_tree(root, show_status=True)
         assert [i.command for i in acted] == ['navigate_to(kitchen)']

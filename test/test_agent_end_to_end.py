@@ -4,6 +4,8 @@
 import re
 
 import pytest
+from rosbags.rosbag2 import Reader
+from rosbags.typesys import get_types_from_msg, get_typestore, Stores
 
 from kame_ros.audio.wav import read_wav_24k, write_wav
 from kame_ros.records.timeline import read_events
@@ -41,6 +43,17 @@ def test_agent_answers_then_bag_replay_gives_same_transcripts(processes, tmp_pat
     assert final.text == 'What is the capital of France?'
     assert any(e.kind == 'frontend.text' and 'Paris' in e.text and e.t > final.t for e in events)
     assert (run1 / 'bag' / 'metadata.yaml').exists()
+    # The bag carries the agent's types and their definitions: a reader without kame_ros
+    # (rosbags, from what the bag itself says) decodes the transcript.
+    with Reader(run1 / 'bag') as reader:
+        types = {c.topic: c.msgtype for c in reader.connections}
+        assert types['/audio/mic'] == 'kame_ros_interfaces/msg/AudioFrame'
+        store = get_typestore(Stores.EMPTY)
+        for c in reader.connections:
+            store.register(get_types_from_msg(c.msgdef.data, c.msgtype))
+        recorded = [store.deserialize_cdr(raw, c.msgtype) for c, _, raw in
+                    reader.messages([c for c in reader.connections if c.topic == '/stt/final'])]
+    assert [m.text for m in recorded] == ['What is the capital of France?'] and recorded[0].final
 
     second = processes.start('kame_ros_agent', '--bag', str(run1 / 'bag'),
                              '--out', str(tmp_path / 'run2'), '--oracle-backend', 'llama_cpp')

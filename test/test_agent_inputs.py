@@ -20,13 +20,14 @@ import pytest
 from rclpy.serialization import serialize_message
 from rosbags.rosbag2 import StoragePlugin, Writer
 from rosbags.typesys import get_typestore, Stores
+from sensor_msgs.msg import CompressedImage
 
-from kame_ros.audio.frames import AudioFrame
 from kame_ros.audio.resample import resample
 from kame_ros.audio.wav import write_wav
 from kame_ros.bench.knowledge import espeak_voice
 from kame_ros.records.timeline import read_events
-from kame_ros.ros.audio_msg import frame_to_msg
+from kame_ros.ros.audio_msg import ns_to_stamp
+from kame_ros.wire.audio import caps_string
 from kame_ros.words import words
 from speech_fixtures import hibari_speech
 
@@ -45,6 +46,9 @@ def write_bag(path, topic: str, samples: np.ndarray, rate: int, chunk: int,
     """
     Write a robot's microphone bag: ``chunk``-sample messages at ``rate`` Hz on ``topic``.
 
+    The frames are ``sensor_msgs/CompressedImage``, as kame_ros recorded them
+    before kame_ros_interfaces: those bags must still replay.
+
     ``distro``'s type store gives the bag its type definitions, as a robot on
     that distribution records them: the tests replay bags of both
     distributions whichever one they run on.
@@ -59,7 +63,9 @@ def write_bag(path, topic: str, samples: np.ndarray, rate: int, chunk: int,
     writer.write(other, t0, serialize_message(String(data='hello')))
     for seq, start in enumerate(range(0, len(samples) - chunk + 1, chunk)):
         stamp = t0 + start * 10**9 // rate
-        msg = frame_to_msg(AudioFrame(seq, stamp, samples[start:start + chunk], rate), 'mic')
+        msg = CompressedImage(format=caps_string(seq, rate),
+                              data=samples[start:start + chunk].astype('<i2').tobytes())
+        msg.header.stamp = ns_to_stamp(stamp)
         writer.write(conn, stamp + chunk * 10**9 // rate, serialize_message(msg))
     writer.close()
 

@@ -152,7 +152,7 @@ def test_agent_hears_audio_capture_and_speaks_to_audio_play(
     speaker = Speaker(node)
     said = []
     node.create_subscription(FRONTEND_TEXT.msg_type, FRONTEND_TEXT.name,
-                             lambda m: said.append(m.data), FRONTEND_TEXT.qos)
+                             lambda m: said.append(m.text), FRONTEND_TEXT.qos)
     mic.info()
     agent = processes.start('kame_ros_agent', '--audio-common-in', '/audio/audio_stamped',
                             '--audio-common-out', '--out', str(tmp_path / 'out'))
@@ -213,8 +213,8 @@ def test_no_info_and_mp3_are_counted_drops_then_wave_is_heard(ros, processes):
     mic.info('wave')
     time.sleep(0.5)
     assert say_until(lambda: len(frames) >= 10, tone), status
-    caps = frames[0].format
-    assert 'rate=24000' in caps and len(frames[0].data) == 3840
+    assert (frames[0].sample_rate, len(frames[0].samples), frames[0].encoding) == \
+        (24000, 1920, 'S16LE')
     assert bridge.poll() is None, 'the bridge never crashes on bad input'
 
 

@@ -47,9 +47,10 @@ def test_core_modules_do_not_import_ros():
 
 
 # Types that cross layers, and the implementations their users must not be made to load.
-SHARED_TYPES = ['kame_ros.audio.frames', 'kame_ros.audio.levels', 'kame_ros.wire.text',
+SHARED_TYPES = ['kame_ros.audio.frames', 'kame_ros.audio.levels', 'kame_ros.wire.audio',
                 'kame_ros.wire.messages', 'kame_ros.stt.events', 'kame_ros.stt.errors',
-                'kame_ros.oracle.events', 'kame_ros.frontend.engine', 'kame_ros.records.timeline']
+                'kame_ros.oracle.events', 'kame_ros.frontend.engine', 'kame_ros.records.timeline',
+                'kame_ros.frontend.conversation']
 IMPLEMENTATIONS = ('torch', 'moshi', 'transformers', 'llama_cpp', 'sherpa_onnx',
                    'faster_whisper', 'onnxruntime', 'hibari', 'matplotlib')
 

@@ -1,7 +1,6 @@
 # Copyright 2026 kame_ros developers
 # SPDX-License-Identifier: Apache-2.0
 """Echo: the robot's own voice fed back into its microphone must not start a turn; a user must."""
-import json
 import time
 
 import numpy as np
@@ -11,6 +10,7 @@ from kame_ros.audio.frames import AudioFrame
 from kame_ros.ros.audio_msg import frame_to_msg
 from kame_ros.ros.topics import MIC_AUDIO, SPEAKER_AUDIO, STT_FINAL, USER_SPEAKING
 from speech_fixtures import hibari_speech, word_errors
+from typed_msgs import read
 
 DELAY_S, GAIN = 0.15, 0.5
 
@@ -43,7 +43,7 @@ def test_echo_does_not_start_a_turn_but_barge_in_does(ros, processes, cancel):
     mic_pub = node.create_publisher(MIC_AUDIO.msg_type, MIC_AUDIO.name, MIC_AUDIO.qos)
     finals, speaking = [], []
     node.create_subscription(STT_FINAL.msg_type, STT_FINAL.name,
-                             lambda m: finals.append((time.monotonic(), json.loads(m.data))),
+                             lambda m: finals.append((time.monotonic(), read(STT_FINAL, m))),
                              STT_FINAL.qos)
     node.create_subscription(USER_SPEAKING.msg_type, USER_SPEAKING.name,
                              lambda m: speaking.append((time.monotonic(), m.data)),
@@ -67,5 +67,5 @@ def test_echo_does_not_start_a_turn_but_barge_in_does(ros, processes, cancel):
     assert not [f for t, f in finals if t < barge_in], 'the robot heard itself as a user'
     assert not [v for t, v in speaking if v and t < barge_in]
     assert finals, 'the user speaking over the robot must start a turn'
-    errors, n = word_errors('Stop talking and come here.', finals[-1][1]['text'])
-    assert errors / n <= 0.4, finals[-1][1]['text']
+    errors, n = word_errors('Stop talking and come here.', finals[-1][1].text)
+    assert errors / n <= 0.4, finals[-1][1].text

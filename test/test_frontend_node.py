@@ -6,14 +6,13 @@ import time
 
 import numpy as np
 import pytest
-from std_msgs.msg import String
 
 from audio_signals import active_seconds
 from kame_ros.audio.wav import read_wav_24k, write_wav
 from kame_ros.frontend.tiny import save_checkpoint
 from kame_ros.oracle.events import OracleEvent
 from kame_ros.ros.topics import FRONTEND_TEXT, ORACLE_EVENTS
-from kame_ros.wire.text import encode_event
+from typed_msgs import typed
 
 
 @pytest.fixture(scope='module')
@@ -63,8 +62,8 @@ def oracle_publisher(ros):
                              FRONTEND_TEXT.qos)
 
     def send(events):
-        for seq, e in enumerate(events):
-            pub.publish(String(data=encode_event(e.kind, seq, time.time_ns(), e.payload())))
+        for e in events:
+            pub.publish(typed(ORACLE_EVENTS, e))
             time.sleep(0.05)
     return pub, send, texts
 

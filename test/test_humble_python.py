@@ -20,7 +20,7 @@ import pytest
 ROOT = Path(__file__).resolve().parents[1]
 SOURCES = ROOT / 'kame_ros' / 'kame_ros'  # the Python package inside the ROS package
 # The core's types that cross layers, and the plain-Python pieces the nodes are built on.
-CORE_ON_310 = ['kame_ros.audio.frames', 'kame_ros.audio.levels', 'kame_ros.wire.text',
+CORE_ON_310 = ['kame_ros.audio.frames', 'kame_ros.audio.levels', 'kame_ros.wire.audio',
                'kame_ros.wire.messages', 'kame_ros.stt.events', 'kame_ros.oracle.events',
                'kame_ros.frontend.engine', 'kame_ros.records.timeline', 'kame_ros.words']
 

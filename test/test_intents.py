@@ -14,6 +14,7 @@ from kame_ros.oracle.intents import IntentProposer, parse_allowlist
 from kame_ros.ros.client import AgentClient
 from kame_ros.ros.topics import INTENTS
 from oracle_harness import ALLOWLIST, OracleDriver
+from typed_msgs import read
 
 
 def test_allowlist_entries_parse_and_typos_are_refused():
@@ -59,7 +60,7 @@ def test_only_allowed_intents_reach_dds(ros, processes, tmp_path):
     drv = OracleDriver(ros)
     intents = []
     drv.node.create_subscription(INTENTS.msg_type, INTENTS.name,
-                                 lambda m: intents.append(json.loads(m.data)), INTENTS.qos)
+                                 lambda m: intents.append(read(INTENTS, m)), INTENTS.qos)
     client = AgentClient(drv.node)  # a behaviour waiting for a navigation intent
     waiting = WaitForIntent('wait for navigate_to', client, ['navigate_to'])
     waiting.tick_once()
@@ -76,6 +77,6 @@ def test_only_allowed_intents_reach_dds(ros, processes, tmp_path):
         time.sleep(0.1)
     assert waiting.status == Status.SUCCESS and waiting.intent.command == 'navigate_to(kitchen)'
     time.sleep(1.0)
-    assert [(i['type'], i['command'], i['utterance_id']) for i in intents] == [
-        ('intent', 'navigate_to(kitchen)', 5)], 'finals are scored in order; only #5 passes'
-    assert intents[0]['name'] == 'navigate_to' and intents[0]['args'] == ['kitchen']
+    assert [(i.command, i.utterance_id) for i in intents] == [
+        ('navigate_to(kitchen)', 5)], 'finals are scored in order; only #5 passes'
+    assert intents[0].name == 'navigate_to' and intents[0].args == ['kitchen']

@@ -7,7 +7,6 @@ configure -> activate -> deactivate -> cleanup -> configure with a changed
 parameter -> activate: the new value is in effect, nothing is published
 while inactive, and a second configure does not double the subscriptions.
 """
-import json
 import time
 
 from lifecycle_msgs.msg import Transition
@@ -16,13 +15,15 @@ import numpy as np
 import pytest
 from rcl_interfaces.msg import Parameter as ParameterMsg, ParameterType, ParameterValue
 from rcl_interfaces.srv import SetParameters
-from std_msgs.msg import String
+from rclpy.action import ActionClient
 
 from kame_ros.audio.wav import write_wav
-from kame_ros.ros.topics import FRONTEND_TEXT, MIC_AUDIO, ORACLE_EVENTS, SPEAKER_AUDIO, STT_FINAL
-from kame_ros.wire.text import encode_event
+from kame_ros.oracle.events import APPEND, DONE, OracleEvent, RESET
+from kame_ros.ros.topics import (FRONTEND_TEXT, MIC_AUDIO, ORACLE_EVENTS, SAY_ACTION,
+                                 SPEAKER_AUDIO, STT_FINAL)
 from polling import wait_for
 from speech_fixtures import hibari_speech
+from typed_msgs import typed
 
 pytestmark = pytest.mark.slow
 
@@ -70,10 +71,10 @@ def test_frontend_and_stt_lifecycle_by_hand(ros, processes, tmp_path):
     probe.create_subscription(SPEAKER_AUDIO.msg_type, SPEAKER_AUDIO.name, frames_out.append,
                               SPEAKER_AUDIO.qos)
     probe.create_subscription(FRONTEND_TEXT.msg_type, FRONTEND_TEXT.name,
-                              lambda m: words.append(json.loads(m.data)['text']),
+                              lambda m: words.append(m.text),
                               FRONTEND_TEXT.qos)
     probe.create_subscription(STT_FINAL.msg_type, STT_FINAL.name,
-                              lambda m: finals.append(json.loads(m.data)['text']), STT_FINAL.qos)
+                              lambda m: finals.append(m.text), STT_FINAL.qos)
     oracle = probe.create_publisher(ORACLE_EVENTS.msg_type, ORACLE_EVENTS.name, ORACLE_EVENTS.qos)
     mic = probe.create_publisher(MIC_AUDIO.msg_type, MIC_AUDIO.name, MIC_AUDIO.qos)
     question = tmp_path / 'q.wav'
@@ -86,12 +87,10 @@ def test_frontend_and_stt_lifecycle_by_hand(ros, processes, tmp_path):
                                  '-p', 'wait_for_subscribers:=2', '-p', 'start_delay_s:=1.0',
                                  '-p', 'trailing_silence_s:=6.0')
         time.sleep(3.0)
-        for seq, (kind, extra) in enumerate((('oracle.reset', {}),
-                                             ('oracle.append', {'text': 'It is down the hall.'}),
-                                             ('oracle.done', {'status': 'complete'}))):
-            payload = {'reply_id': reply, 'utterance_id': reply, 'revision': 0, 'final': True,
-                       'epoch': 1, **extra}
-            oracle.publish(String(data=encode_event(kind, seq, time.time_ns(), payload)))
+        for kind, extra in ((RESET, {}), (APPEND, {'text': 'It is down the hall.'}),
+                            (DONE, {'status': 'complete'})):
+            oracle.publish(typed(ORACLE_EVENTS, OracleEvent(kind, reply, reply, 0, final=True,
+                                                            epoch=1, **extra)))
         assert source.wait(timeout=60) == 0, processes.log(source)
         time.sleep(1.0)
 
@@ -110,6 +109,11 @@ def test_frontend_and_stt_lifecycle_by_hand(ros, processes, tmp_path):
     speak(2)
     assert (len(frames_out), len(words), len(finals)) == (n_frames, n_words, n_finals), \
         'nothing is published while inactive'
+    say = ActionClient(probe, SAY_ACTION.msg_type, SAY_ACTION.name)
+    assert say.wait_for_server(timeout_sec=10), 'configured: the action is there'
+    sent = say.send_goal_async(SAY_ACTION.msg_type.Goal(text='Hello there.'))
+    assert wait_for(sent.done, 10) and not sent.result().accepted, \
+        'a goal to an inactive voice is rejected at once, not left waiting'
 
     refused = frontend.set_string('acknowledgement', 'Right.')
     assert not refused.successful and 'read in configure' in refused.reason
@@ -133,7 +137,7 @@ def test_restarted_short_stream_is_heard(ros, processes, tmp_path):
     finals = []
     probe = ros.node('probe')
     probe.create_subscription(STT_FINAL.msg_type, STT_FINAL.name,
-                              lambda m: finals.append(json.loads(m.data)['text']), STT_FINAL.qos)
+                              lambda m: finals.append(m.text), STT_FINAL.qos)
     for i, text in enumerate(('Where is the kitchen?', 'Stop right there.')):
         write_wav(tmp_path / f'{i}.wav', hibari_speech(text))
         source = processes.start('wav_source', '--ros-args', '-p', f'path:={tmp_path}/{i}.wav',

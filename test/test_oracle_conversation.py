@@ -19,9 +19,9 @@ from kame_ros.frontend.tiny import save_checkpoint
 from kame_ros.oracle.prompt import unfinished
 from kame_ros.ros.topics import FRONTEND_TEXT, ORACLE_PROMPT
 from kame_ros.wire.messages import AgentText
-from kame_ros.wire.text import decode_event, encode_event
 from oracle_harness import OracleDriver
 from polling import wait_for
+from typed_msgs import read, typed
 
 
 def letters(text: str) -> str:
@@ -42,10 +42,10 @@ def test_prompt_carries_both_sides_of_the_conversation(ros, processes, tmp_path,
     drv = OracleDriver(ros)
     prompts, spoken = [], []
     drv.node.create_subscription(ORACLE_PROMPT.msg_type, ORACLE_PROMPT.name,
-                                 lambda m: prompts.append(decode_event(m.data)),
+                                 lambda m: prompts.append(read(ORACLE_PROMPT, m)),
                                  ORACLE_PROMPT.qos)
     drv.node.create_subscription(FRONTEND_TEXT.msg_type, FRONTEND_TEXT.name,
-                                 lambda m: spoken.append(decode_event(m.data)),
+                                 lambda m: spoken.append(read(FRONTEND_TEXT, m)),
                                  FRONTEND_TEXT.qos)
     drv.wait_ready()
     assert wait_for(lambda: drv.node.count_publishers(FRONTEND_TEXT.name) > 0, 120), \
@@ -65,12 +65,12 @@ def test_prompt_carries_both_sides_of_the_conversation(ros, processes, tmp_path,
     drv.say('and what about', 2, 0)
     drv.say('and what about Germany', 2, 1)
     assert wait_for(lambda: len(prompts) == 2, 30), 'the next user words restart it'
-    messages = prompts[-1]['messages'][1:]
+    messages = prompts[-1].messages[1:]
     user = [m['content'] for m in messages if m['role'] == 'user']
     agent = [m['content'] for m in messages if m['role'] == 'assistant']
     assert 'What is the capital of France?' in user
     assert user[-1] == unfinished('and what about Germany'), 'the current partial, unfinished'
-    said = ''.join(e['text'] for e in spoken if not e['filler'])
+    said = ''.join(e.text for e in spoken if not e.filler)
     assert letters(''.join(agent)) == letters(said), \
         'the agent side is exactly what the front-end published, fillers aside'
 
@@ -80,12 +80,11 @@ def test_prompt_carries_both_sides_of_the_conversation(ros, processes, tmp_path,
 
 def test_an_acknowledgement_is_heard_but_not_part_of_the_conversation(ros, processes):
     """A filler on frontend/text stays out of the prompt; the reply words after it are in."""
-    from std_msgs.msg import String
     processes.start('oracle', '--ros-args', '-p', 'backend:=llama_cpp', '-p', 'max_tokens:=8')
     drv = OracleDriver(ros)
     prompts = []
     drv.node.create_subscription(ORACLE_PROMPT.msg_type, ORACLE_PROMPT.name,
-                                 lambda m: prompts.append(decode_event(m.data)),
+                                 lambda m: prompts.append(read(ORACLE_PROMPT, m)),
                                  ORACLE_PROMPT.qos)
     said = drv.node.create_publisher(FRONTEND_TEXT.msg_type, FRONTEND_TEXT.name,
                                      FRONTEND_TEXT.qos)
@@ -95,11 +94,10 @@ def test_an_acknowledgement_is_heard_but_not_part_of_the_conversation(ros, proce
     assert wait_for(lambda: len(prompts) == 1, 30)
     heard = [AgentText(1, None, ' Okay.', filler=True), AgentText(9, None, ' Paris is'),
              AgentText(12, None, ' lovely.')]
-    for seq, words in enumerate(heard):
-        said.publish(String(data=encode_event(words.event_type, seq, time.time_ns(),
-                                              words.payload())))
+    for words in heard:
+        said.publish(typed(FRONTEND_TEXT, words))
     time.sleep(1.0)
     drv.say('And Spain?', 2, 0, final=True)
     assert wait_for(lambda: len(prompts) == 2, 30)
-    agent = [m['content'] for m in prompts[-1]['messages'] if m['role'] == 'assistant']
+    agent = [m['content'] for m in prompts[-1].messages if m['role'] == 'assistant']
     assert agent == ['Paris is lovely.'], agent

@@ -1,16 +1,15 @@
 # Copyright 2026 kame_ros developers
 # SPDX-License-Identifier: Apache-2.0
 """The oracle node over DDS: KAME's restart rules, ordering, bad input, a real answer."""
-import json
 import time
 
+from kame_ros_interfaces.msg import AgentWord, Transcript
 import pytest
-from std_msgs.msg import String
 
 from kame_ros.oracle.events import APPEND, DONE
-from kame_ros.ros.topics import DIAGNOSTICS, ORACLE_PROMPT
-from kame_ros.wire.text import encode_event
+from kame_ros.ros.topics import DIAGNOSTICS, FRONTEND_TEXT, ORACLE_PROMPT
 from oracle_harness import OracleDriver
+from typed_msgs import stamp_ns
 
 
 @pytest.mark.once
@@ -25,7 +24,7 @@ def test_restart_rules_order_and_rate_limit_over_dds(ros, processes, tiny_llama)
     # Each generation's prompt goes out the moment the scheduler restarts (under its lock);
     # a reply's reset goes out later, with its first complete clause.
     drv.node.create_subscription(ORACLE_PROMPT.msg_type, ORACLE_PROMPT.name,
-                                 lambda m: restarts_ns.append(json.loads(m.data)['stamp_ns']),
+                                 lambda m: restarts_ns.append(stamp_ns(m)),
                                  ORACLE_PROMPT.qos)
     drv.wait_ready()
 
@@ -58,10 +57,16 @@ def test_restart_rules_order_and_rate_limit_over_dds(ros, processes, tiny_llama)
         assert sum(1 for u in times if t <= u < t + 1.95) <= 5, 'rate limit broken'
     drv.assert_most_recent_wins()
 
-    # Garbage on the transcript topics is dropped and counted; the node keeps answering.
-    for garbage in ('not json', '{"v": 1, "type": "oracle.reset", "seq": 1, "stamp_ns": 1}',
-                    '{"v": 1, "type": "stt.partial", "seq": 1, "stamp_ns": 1}', 'x' * 100_000):
-        drv.partial.publish(String(data=garbage))
+    # Messages the types cannot refuse are dropped and counted (a final on the partial
+    # topic, 100 kB of text, a text token below -1); the node keeps answering.
+    said = drv.node.create_publisher(FRONTEND_TEXT.msg_type, FRONTEND_TEXT.name,
+                                     FRONTEND_TEXT.qos)
+    while not said.get_subscription_count():
+        time.sleep(0.05)
+    time.sleep(0.3)
+    drv.partial.publish(Transcript(utterance_id=2, revision=99, text='the end', final=True))
+    drv.partial.publish(Transcript(utterance_id=2, revision=99, text='x' * 100_000))
+    said.publish(AgentWord(token=-7, text='garbled'))
     n = len(drv.resets())
     drv.say('and one more question please', 3, 0, final=True)
     assert drv.wait_for(lambda ev: len([e for e in ev if e.kind == 'oracle.reset']) > n, 10)
@@ -74,8 +79,8 @@ def test_restart_rules_order_and_rate_limit_over_dds(ros, processes, tiny_llama)
                 if 'oracle' in status.name and values.get(f'drop_{reason}'):
                     return True
         return False
-    assert drv.wait_for(lambda _: all(dropped(r) for r in ('bad_json', 'wrong_type',
-                                                           'bad_payload', 'oversized')), 5)
+    assert drv.wait_for(lambda _: all(dropped(r) for r in ('wrong_type', 'bad_payload',
+                                                           'oversized')), 5)
 
 
 def test_embedded_default_answers_paris(ros, processes):
@@ -101,11 +106,9 @@ def test_robot_context_reaches_the_next_prompt(ros, processes):
         reply_id = next(e.reply_id for e in drv.kinds() if e.utterance_id == utterance)
         return drv.reply_text(reply_id)
 
-    drv.context.publish(String(data='battery at 15 percent'))
+    drv.set_context('battery at 15 percent')
     time.sleep(0.5)
     assert '15' in ask('What is your battery level?', 1)
-    # The envelope form, as a program would send it; plain text above, as a person would.
-    drv.context.publish(String(data=encode_event('robot.context', 0, 0,
-                                                 {'text': 'the robot is in the kitchen'})))
+    drv.set_context('the robot is in the kitchen')
     time.sleep(0.5)
     assert 'kitchen' in ask('Where are you?', 2).lower()

@@ -19,8 +19,8 @@ from std_srvs.srv import SetBool
 from audio_signals import active_seconds
 from kame_ros.audio.wav import read_wav_24k, write_wav
 from kame_ros.ros.audio_msg import msg_to_frame
-from kame_ros.ros.topics import (AGENT_ENABLED, AGENT_SPEAKING, ENABLE_SERVICE, SAY_ACTION,
-                                 SPEAKER_AUDIO)
+from kame_ros.ros.topics import (AGENT_ENABLED, AGENT_SPEAKING, AGENT_STATE, ENABLE_SERVICE,
+                                 FRONTEND_TEXT, SAY_ACTION, SPEAKER_AUDIO)
 from kame_ros.wire.messages import SayStatus
 from kame_ros.words import words
 from polling import wait_for
@@ -74,9 +74,13 @@ def result_of(goal, timeout: float = 30.0):
 def test_say_action_from_the_cli_gives_word_feedback_and_a_spoken_result(
         ros, processes, tmp_path):
     node, client, sink = start_voice(ros, processes, tmp_path, 14)
-    speaking = []
+    speaking, said, states = [], [], []
     node.create_subscription(AGENT_SPEAKING.msg_type, AGENT_SPEAKING.name,
                              lambda m: speaking.append(m.data), AGENT_SPEAKING.qos)
+    node.create_subscription(FRONTEND_TEXT.msg_type, FRONTEND_TEXT.name, said.append,
+                             FRONTEND_TEXT.qos)
+    node.create_subscription(AGENT_STATE.msg_type, AGENT_STATE.name,
+                             lambda m: states.append(m.state), AGENT_STATE.qos)
     out = subprocess.run([*SEND_GOAL, "{text: 'Hello there, I have arrived at the kitchen.'}",
                           '--feedback'], capture_output=True, text=True, timeout=60,
                          env=dict(os.environ))
@@ -87,6 +91,14 @@ def test_say_action_from_the_cli_gives_word_feedback_and_a_spoken_result(
     assert 'status_text: spoken' in out.stdout, out.stdout
     assert 'Goal finished with status: SUCCEEDED' in out.stdout, out.stdout
     assert True in speaking, 'agent/speaking went true while it spoke'
+    goal_id = next(line.split('ID:')[1].strip() for line in out.stdout.splitlines()
+                   if 'Goal accepted with ID:' in line)
+    assert said and {w.say_id for w in said} == {f'goal-{goal_id}'}, \
+        'each word on frontend/text names the goal it was said for'
+    state = AGENT_STATE.msg_type
+    assert wait_for(lambda: states[-1:] == [state.IDLE], 10), states
+    assert states[states.index(state.SPEAKING):] == [state.SPEAKING, state.IDLE], \
+        'agent/state: speaking while the goal played, idle after'
     assert sink.wait(timeout=60) == 0
     spoken = active_seconds(read_wav_24k(tmp_path / 'out.wav'), 300.0)
     assert 1.0 < spoken < 5.0, f'{spoken:.2f} s spoken: one announcement'

@@ -25,7 +25,6 @@ import yaml
 from kame_ros.audio.wav import read_wav_24k, write_wav
 from kame_ros.oracle.events import APPEND, DONE
 from kame_ros.ros.topics import FRONTEND_TEXT, STT_FINAL
-from kame_ros.wire.text import decode_event
 from kame_ros.words import words
 from oracle_harness import OracleDriver
 from polling import wait_for
@@ -112,10 +111,10 @@ def listen(ros, namespace: str = ''):
     node = ros.node('launch_listener')
     finals, spoken = [], []
     node.create_subscription(STT_FINAL.msg_type, f'{namespace}/{STT_FINAL.name}',
-                             lambda m: finals.append(decode_event(m.data)['text']),
+                             lambda m: finals.append(m.text),
                              STT_FINAL.qos)
     node.create_subscription(FRONTEND_TEXT.msg_type, f'{namespace}/{FRONTEND_TEXT.name}',
-                             lambda m: spoken.append(decode_event(m.data)['text']),
+                             lambda m: spoken.append(m.text),
                              FRONTEND_TEXT.qos)
     return finals, spoken
 
@@ -123,17 +122,25 @@ def listen(ros, namespace: str = ''):
 def answer_and_check(ws, ros, tmp_path, arguments, namespace=''):
     write_wav(tmp_path / 'question.wav', hibari_speech(QUESTION))
     finals, spoken = listen(ros, namespace)
+    # What a robot engineer types to see the transcript: typed fields, not a JSON string.
+    echo = subprocess.Popen(in_workspace(ws, f'ros2 topic echo --once {namespace}/stt/final '
+                                         'kame_ros_interfaces/msg/Transcript'),
+                            cwd=ws, stdout=subprocess.PIPE, text=True)
     log = tmp_path / 'launch.log'
     proc = launch(ws, f'{arguments} input_wav:={tmp_path / "question.wav"} '
                       f'output_wav:={tmp_path / "answer.wav"}', log)
     try:
         rc = proc.wait(timeout=300)
+        echoed = echo.communicate(timeout=30)[0]
     finally:
         stop(proc)
+        echo.kill()
     text = log.read_text()
     assert rc == 0, text[-3000:]
     assert 'Traceback' not in text, text[-3000:]
     assert finals == [QUESTION], (finals, text[-2000:])
+    assert f'text: {QUESTION}' in echoed and 'final: true' in echoed, echoed
+    assert 'utterance_id: 0' in echoed and 'speech_end:' in echoed, echoed
     said = ''.join(spoken)
     assert 'Paris' in said, said
     assert len(read_wav_24k(tmp_path / 'answer.wav')) > 24000 * 2, 'the answer was recorded'
@@ -184,11 +191,24 @@ def test_readme_robot_launch_on_a_sound_card(workspace, ros, tmp_path):
         assert wait_for(lambda: 'Paris' in ''.join(spoken), 30), (finals, spoken)
         time.sleep(3.0)
         played = recorder.stop()
+        # Every topic of the running agent is typed: no JSON strings, no audio as images.
+        listing = []
+        assert wait_for(lambda: listing.append(run(workspace, 'ros2 topic list -t').stdout)
+                        or all(f'{t} [' in listing[-1] for t in ('/audio/mic', '/stt/final',
+                                                                 '/agent/state')), 30, 1.0), \
+            'ros2 topic list discovers the agent'
+        listed = listing[-1]
     finally:
         rc = stop(proc)
         server.stop()
     assert finals == [QUESTION], finals
     assert active_seconds(played) > 1.0, 'the answer came out of the speaker'
+    types = dict(line.split(' ', 1) for line in listed.splitlines())
+    assert types['/stt/final'] == '[kame_ros_interfaces/msg/Transcript]', listed
+    assert types['/audio/mic'] == '[kame_ros_interfaces/msg/AudioFrame]', listed
+    assert types['/agent/state'] == '[kame_ros_interfaces/msg/ConversationState]', listed
+    assert not [t for t in types.values() if 'std_msgs/msg/String' in t
+                or 'CompressedImage' in t], listed
     assert rc == 0 and 'Traceback' not in log.read_text(), log.read_text()[-3000:]
 
 
@@ -258,7 +278,8 @@ def test_cli_param_lifecycle_topic_against_the_oracle(workspace, ros, tmp_path):
         time.sleep(2.0)
         drv.say('Tell me a long story about a robot and its friends', 1, 0, final=True)
         assert drv.wait_for(lambda ev: any(e.kind == DONE for e in ev), 60)
-        assert 'oracle.' in echo.communicate(timeout=30)[0], 'ros2 topic echo saw an event'
+        echoed = echo.communicate(timeout=30)[0]
+        assert 'reply_id: ' in echoed and 'kind: ' in echoed, 'ros2 topic echo saw a typed event'
         long_reply = [e for e in drv.kinds() if e.kind == APPEND]
 
         transition('deactivate')

@@ -1,18 +1,17 @@
 # Copyright 2026 kame_ros developers
 # SPDX-License-Identifier: Apache-2.0
 """The stt node over DDS: word error rate on synthesized voices, sherpa plumbing, bad input."""
-import json
 import time
 
+from kame_ros_interfaces.msg import AudioFrame
 import numpy as np
 import pytest
-from sensor_msgs.msg import CompressedImage
 
 from kame_ros.audio.wav import write_wav
 from kame_ros.ros.topics import DIAGNOSTICS, MIC_AUDIO, STT_FINAL, STT_PARTIAL, USER_SPEAKING
-from kame_ros.wire.audio import caps_string
 from sherpa_fixtures import band_tone_hz, build_wenet_ctc
 from speech_fixtures import espeak_speech, hibari_speech, SENTENCES, word_errors
+from typed_msgs import read
 
 GAP = np.zeros(int(24000 * 1.2), np.int16)
 
@@ -25,7 +24,7 @@ class Listener:
         self.partials, self.finals, self.speaking, self.diags = [], [], [], []
         for topic, sink in ((STT_PARTIAL, self.partials), (STT_FINAL, self.finals)):
             self.node.create_subscription(topic.msg_type, topic.name,
-                                          lambda m, s=sink: s.append(json.loads(m.data)),
+                                          lambda m, s=sink, t=topic: s.append(read(t, m)),
                                           topic.qos)
         self.node.create_subscription(USER_SPEAKING.msg_type, USER_SPEAKING.name,
                                       lambda m: self.speaking.append(m.data), USER_SPEAKING.qos)
@@ -55,7 +54,7 @@ def test_word_error_rate_of_finals_over_dds(ros, processes, tmp_path):
     end = time.monotonic() + 30
     while len(listener.finals) < len(refs) and time.monotonic() < end:
         time.sleep(0.2)
-    finals = [f['text'] for f in listener.finals]
+    finals = [f.text for f in listener.finals]
     assert len(finals) == len(refs), finals
     rows, k = {}, 0
     for voice, clips in voices.items():
@@ -69,11 +68,11 @@ def test_word_error_rate_of_finals_over_dds(ros, processes, tmp_path):
     assert rows['hibari (neural)'] <= 0.15
     # Formant (robotic) voices are far outside Whisper's training data; catch regressions only.
     assert rows['espeak-ng en-us'] <= 0.35 and rows['espeak-ng en-gb'] <= 0.35
-    assert [f['utterance_id'] for f in listener.finals] == list(range(len(refs)))
+    assert [f.utterance_id for f in listener.finals] == list(range(len(refs)))
     assert listener.partials, 'partials are published while the user speaks'
     assert True in listener.speaking and listener.speaking[-1] is False
     for f in listener.finals:
-        assert f['audio_end_ns'] > f['audio_start_ns'] > 0 and f['stamp_ns'] > f['audio_end_ns']
+        assert f.audio_end_ns > f.audio_start_ns > 0 and f.stamp_ns > f.audio_end_ns
 
 
 def test_sherpa_engine_node_and_bad_audio(ros, processes, tmp_path):
@@ -88,10 +87,11 @@ def test_sherpa_engine_node_and_bad_audio(ros, processes, tmp_path):
     end = time.monotonic() + 10
     while not listener.finals and time.monotonic() < end:
         time.sleep(0.1)
-    assert [f['text'] for f in listener.finals] == ['E']
-    msg = CompressedImage(format=caps_string(10_000, rate=4000), data=bytes(3840))
-    bad.publish(msg)
-    bad.publish(CompressedImage(format='nonsense', data=bytes(10)))
+    assert [f.text for f in listener.finals] == ['E']
+    bad.publish(AudioFrame(seq=10_000, sample_rate=4000, channels=1, encoding='S16LE',
+                           samples=[0] * 1920))
+    bad.publish(AudioFrame(seq=10_001, sample_rate=24000, channels=1, encoding='nonsense',
+                           samples=[0] * 1920))
 
     def dropped():
         for array in listener.diags:

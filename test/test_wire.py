@@ -1,13 +1,13 @@
 # Copyright 2026 kame_ros developers
 # SPDX-License-Identifier: Apache-2.0
-"""Audio caps and text-event envelopes: round trips and every rejection reason."""
+"""Received audio frames (and old bags' caps): every rejection reason, and the drop ledger."""
 import numpy as np
 import pytest
 
 from kame_ros.audio.frames import FRAME_BYTES
-from kame_ros.wire.audio import caps_string, decode_frame, FrameRejected, parse_caps
+from kame_ros.wire.audio import (AudioCaps, caps_string, checked_frame, decode_caps_frame,
+                                 FrameRejected, parse_caps)
 from kame_ros.wire.drops import DropLedger
-from kame_ros.wire.text import decode_event, encode_event, EventRejected
 
 GOOD = np.arange(1920, dtype=np.int16).astype('<i2').tobytes()
 
@@ -15,7 +15,7 @@ GOOD = np.arange(1920, dtype=np.int16).astype('<i2').tobytes()
 def test_caps_roundtrip():
     caps = parse_caps(caps_string(42))
     assert (caps.sample_format, caps.rate, caps.channels, caps.seq) == ('S16LE', 24000, 1, 42)
-    frame = decode_frame(caps_string(7), 123, GOOD)
+    frame = decode_caps_frame(caps_string(7), 123, GOOD)
     assert frame.seq == 7 and frame.stamp_ns == 123 and frame.samples[5] == 5
 
 
@@ -37,27 +37,26 @@ def test_caps_roundtrip():
 ])
 def test_decode_rejections(caps, data, reason):
     with pytest.raises(FrameRejected) as err:
-        decode_frame(caps, 0, data)
+        decode_caps_frame(caps, 0, data)
     assert err.value.reason == reason
     assert len(GOOD) == FRAME_BYTES
 
 
-def test_text_event_roundtrip_and_rejections():
-    text = encode_event('stt.partial', 3, 99, {'text': 'héllo', 'utterance_id': 1})
-    event = decode_event(text, 'stt.partial')
-    assert event['text'] == 'héllo' and event['seq'] == 3
-    with pytest.raises(ValueError):
-        encode_event('x', 0, 0, {'seq': 1})
-    cases = {'bad_json': ['{not json', '[1, 2]'],
-             'bad_version': ['{"v": 2, "type": "a", "seq": 1, "stamp_ns": 1}'],
-             'bad_envelope': ['{"v": 1, "type": "a", "seq": "1", "stamp_ns": 1}'],
-             'wrong_type': [encode_event('oracle.reset', 1, 1, {})],
-             'oversized': ['x' * 70000]}
-    for reason, texts in cases.items():
-        for t in texts:
-            with pytest.raises(EventRejected) as err:
-                decode_event(t, 'stt.partial')
-            assert err.value.reason == reason, t
+@pytest.mark.parametrize('caps,samples,reason', [
+    (AudioCaps('S16LE', 24000, 1, 1), np.zeros(1 << 16), 'oversized'),
+    (AudioCaps('F32LE', 24000, 1, 1), np.zeros(1920), 'bad_format'),
+    (AudioCaps('S16LE', 7999, 1, 1), np.zeros(1920), 'rate_mismatch'),
+    (AudioCaps('S16LE', 16000, 2, 1), np.zeros(640), 'bad_format'),
+    (AudioCaps('S16LE', 16000, 1, 1), np.zeros(0), 'empty'),
+    (AudioCaps('S16LE', 24000, 1, 1), np.zeros(1919), 'wrong_size'),
+])
+def test_checked_frame_refuses_by_reason(caps, samples, reason):
+    """What a typed AudioFrame message says is checked as old caps were."""
+    with pytest.raises(FrameRejected) as err:
+        checked_frame(caps, 0, samples.astype(np.int16))
+    assert err.value.reason == reason
+    chunk = checked_frame(AudioCaps('S16LE', 16000, 1, 4), 9, np.arange(320, dtype=np.int16))
+    assert (chunk.seq, chunk.stamp_ns, chunk.rate, int(chunk.samples[-1])) == (4, 9, 16000, 319)
 
 
 def test_drop_ledger_throttles_per_reason():

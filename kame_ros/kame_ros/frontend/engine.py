@@ -68,6 +68,7 @@ class FrameOutput:
     oracle_token: int | None  # None: this mode feeds no oracle (plain, tts)
     compute_ms: float
     filler: str = ''  # words of the acknowledgement that started in this frame
+    say_id: str = ''  # the say request ``text`` belongs to; empty: a reply
 
 
 class FrontEndEngine(ABC):

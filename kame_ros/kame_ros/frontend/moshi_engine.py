@@ -291,4 +291,5 @@ class MoshiFrontEnd(FrontEndEngine):
         if text.strip() and say is not None and say.on_word is not None:
             say.on_word(text.strip())
         self._check_say()
-        return FrameOutput(frame, out_pcm, text_token, text, oracle_token, compute_ms)
+        return FrameOutput(frame, out_pcm, text_token, text, oracle_token, compute_ms,
+                           say_id=say.say_id if say is not None and text else '')

@@ -46,6 +46,7 @@ class Popped:
     filler: list[str]  # words of the acknowledgement that started in this frame
     finished: list[Done]  # callbacks of requests whose last sample played: call with 'spoken'
     on_word: Callable[[str], None] | None = None  # the request's word callback, for ``words``
+    say_id: str = ''  # the request ``words`` belong to
 
 
 class SayQueue:
@@ -134,4 +135,4 @@ class SayQueue:
                     finished.append(head.on_done)
         if head.say_id is None:
             return Popped(pcm, [], started, finished)
-        return Popped(pcm, started, [], finished, head.on_word)
+        return Popped(pcm, started, [], finished, head.on_word, head.say_id)

@@ -179,7 +179,7 @@ class TtsFrontEnd(FrontEndEngine):
         in, so the spoken-text stream follows what the speaker plays.
         """
         t0 = time.perf_counter()
-        done, filler, started, on_word = [], [], [], None
+        done, filler, started, on_word, say_id = [], [], [], None, ''
         out = np.zeros(FRAME_SAMPLES, np.int16)
         with self._audio_lock:
             if self.turns.acknowledge_now(reply_ready=len(self._audio) > 0):
@@ -187,8 +187,9 @@ class TtsFrontEnd(FrontEndEngine):
                     self.acknowledgement, 0, len(self._ack_audio))))
             if self._says:  # announcements first
                 popped = self._says.pop()
-                out, started, filler, done, on_word = (popped.pcm, popped.words, popped.filler,
-                                                       popped.finished, popped.on_word)
+                out, started, filler, done, on_word, say_id = (
+                    popped.pcm, popped.words, popped.filler, popped.finished, popped.on_word,
+                    popped.say_id)
             elif not self.turns.holds(reply_ready=len(self._audio) > 0):  # (the user talks)
                 n = min(FRAME_SAMPLES, len(self._audio))
                 out[:n], self._audio = self._audio[:n], self._audio[n:]
@@ -205,4 +206,4 @@ class TtsFrontEnd(FrontEndEngine):
         self.budget.record(compute_ms)
         frame, self._frame = self._frame, self._frame + 1
         return FrameOutput(frame, out, None, ''.join(f' {t}' for t in started), None,
-                           compute_ms, ''.join(f' {t}' for t in filler))
+                           compute_ms, ''.join(f' {t}' for t in filler), say_id)

@@ -13,6 +13,7 @@ from rclpy.node import Node
 from kame_ros.audio.frames import FRAME_NS, FRAME_SAMPLES
 from kame_ros.ros.audio_common import (AudioCommonMissing, bag_frames, BAG_TYPES,
                                        info_topic_beside)
+from kame_ros.ros.audio_msg import LEGACY_AUDIO_TYPE, legacy_frames
 from kame_ros.ros.audio_out import AudioOutput
 from kame_ros.ros.bag import bag_types, BagPlayback
 from kame_ros.ros.diagnostics import Diagnostics, ERROR, Health, OK
@@ -53,7 +54,7 @@ class BagPlay(Node):
         self.silence_out = AudioOutput(self, MIC_AUDIO, 'mic_link')
         try:
             rename = {topics[0]: remap_to} if remap_to and len(topics) == 1 else {}
-            read, transform = audio_common_reading(self.path, topics)
+            read, transform = audio_reading(self.path, topics)
             self.playback = BagPlayback(self, self.path, read, self.rate, KNOWN_QOS, clock,
                                         rename, transform)
         except (OSError, ValueError, KeyError, AudioCommonMissing) as err:
@@ -105,19 +106,22 @@ class BagPlay(Node):
         self.finished.set()
 
 
-def audio_common_reading(path: str, topics: list[str]) -> tuple[list[str], Callable | None]:
+def audio_reading(path: str, topics: list[str]) -> tuple[list[str], Callable | None]:
     """
-    Return the topics to read and the transform for a bag's audio_common microphone topics.
+    Return the topics to read and the transform that makes graph frames of a bag's audio.
 
     An audio_common topic (what ``audio_capture`` records) is replayed as the
-    graph's frames, decoded with the AudioInfo recorded beside it.
+    graph's frames, decoded with the AudioInfo recorded beside it; the
+    CompressedImage frames of kame_ros bags from before its interface package
+    are rewritten as AudioFrame messages.
     """
     types = bag_types(Path(path))
     audio = [t for t in topics if types.get(t) in BAG_TYPES]
-    if not audio:
+    legacy = any(types.get(t) == LEGACY_AUDIO_TYPE for t in topics)
+    if not audio and not legacy:
         return topics, None
     return (topics + [info_topic_beside(t) for t in audio],
-            lambda messages: bag_frames(messages, audio))
+            lambda messages: legacy_frames(bag_frames(messages, audio) if audio else messages))
 
 
 def main(args: list[str] | None = None) -> None:

@@ -86,7 +86,8 @@ class FrontEndNode(LifecycleNode):
         track = self.interfaces.track
         self.out = track(AudioOutput(self, SPEAKER_AUDIO, 'speaker_link', lifecycle=True))
         self.text_out = track(TextOutput(self, FRONTEND_TEXT, lifecycle=True))
-        self.hooks = AgentHooks(self, self.interfaces, self.engine.say, self.engine.cancel_say)
+        self.hooks = AgentHooks(self, self.interfaces, self.engine.say, self.engine.cancel_say,
+                                lambda: self.worker is not None and self.worker.running)
         self.audio_in = track(AudioInput(self, MIC_AUDIO, self._hear))
         self.oracle_in = track(TextInput(self, ORACLE_EVENTS, self._on_oracle))
         self.final_in = track(TextInput(self, STT_FINAL, self._on_final))
@@ -108,6 +109,7 @@ class FrontEndNode(LifecycleNode):
 
     def on_deactivate(self, state: LifecycleState) -> TransitionCallbackReturn:
         """Stop the frame loop; frames heard while inactive are neither queued nor answered."""
+        self.hooks.deactivate()
         self._halt()
         return super().on_deactivate(state)
 
@@ -138,10 +140,12 @@ class FrontEndNode(LifecycleNode):
         self._publish_frame(np.zeros(frame.samples.shape, np.int16), frame.stamp_ns)
 
     def _on_final(self, event: TranscriptEvent) -> None:
+        self.hooks.turn_ended()
         if self.hooks.enabled and self.worker is not None and self.worker.running:
             self.engine.on_turn_end(event)
 
     def _on_user_speaking(self, msg: Bool) -> None:
+        self.hooks.user_speaking(msg.data)
         if self.engine is not None:
             self.engine.on_user_speaking(msg.data)
 
@@ -157,7 +161,8 @@ class FrontEndNode(LifecycleNode):
         if result.filler:
             self.text_out.publish(AgentText(result.frame, None, result.filler, filler=True))
         if result.text:
-            self.text_out.publish(AgentText(result.frame, result.text_token, result.text))
+            self.text_out.publish(AgentText(result.frame, result.text_token, result.text,
+                                            say_id=result.say_id))
 
     def _publish_frame(self, pcm: np.ndarray, input_stamp_ns: int) -> None:
         # An output frame answers the input frame that just completed: play it one frame on.
@@ -170,6 +175,7 @@ class FrontEndNode(LifecycleNode):
             return Health(ERROR if self.error else WARN, self.error or 'not configured')
         values = {'backend': self.config.backend, 'runtime': self.config.runtime,
                   'enabled': self.hooks.enabled, 'say_goals': self.hooks.says.goals,
+                  'say_rejected': self.hooks.says.rejected,
                   'frames_in': self.worker.received if self.worker is not None else 0,
                   'frames_out': self.frames_out, **self.engine.stats()}
         if self.audio_in is not None:

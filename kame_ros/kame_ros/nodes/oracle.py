@@ -19,7 +19,6 @@ decision rests on (docs/measurements.md, "Figures behind the code").
 import statistics
 
 from rclpy.lifecycle import LifecycleNode, LifecycleState, TransitionCallbackReturn
-from std_msgs.msg import String
 
 from kame_ros.oracle.backends.base import BackendError
 from kame_ros.oracle.backends.factory import BackendConfig, build_backend, make_backend
@@ -33,13 +32,13 @@ from kame_ros.ros.lifecycle import (enable_autostart, Interfaces,
                                     refuse_changes_while_configured)
 from kame_ros.ros.params import declare, declare_settings, declare_strings
 from kame_ros.ros.spin import run_nodes
-from kame_ros.ros.text_io import drop_reason, TextInput, TextOutput
+from kame_ros.ros.text_io import TextInput, TextOutput
 from kame_ros.ros.topics import (FRONTEND_TEXT, INTENTS, ORACLE_EVENTS, ORACLE_PROMPT,
                                  ROBOT_CONTEXT, STT_FINAL, STT_PARTIAL)
 from kame_ros.settings import check
 from kame_ros.stt.events import TranscriptEvent
 from kame_ros.wire.drops import DropLedger
-from kame_ros.wire.messages import AgentText, OraclePrompt, parse_user_text, RobotContext
+from kame_ros.wire.messages import AgentText, OraclePrompt, RobotContext
 from kame_ros.worker_thread import DropOldestWorker
 
 MAX_CONTEXT_CHARS = 2000
@@ -116,8 +115,8 @@ class OracleNode(LifecycleNode):
                                    self.generation_nice)
         self.inputs = [self.interfaces.track(TextInput(self, topic, callback)) for topic, callback
                        in ((STT_PARTIAL, self._on_transcript), (STT_FINAL, self._on_transcript),
-                           (FRONTEND_TEXT, self._on_agent_text))]
-        self.interfaces.subscription(ROBOT_CONTEXT, self._on_context)
+                           (FRONTEND_TEXT, self._on_agent_text),
+                           (ROBOT_CONTEXT, self._on_context))]
         return super().on_configure(state)
 
     def _configure_intents(self) -> None:
@@ -204,14 +203,10 @@ class OracleNode(LifecycleNode):
                                f'for {event.text!r}')
         self.intents_out.publish(intent.message())
 
-    def _on_context(self, msg: String) -> None:
+    def _on_context(self, context: RobotContext) -> None:
         if self.engine is None:
             return
-        try:
-            text = parse_user_text(msg.data, RobotContext).text
-        except ValueError as err:  # a bad envelope (EventRejected) or field
-            self._drop_context(drop_reason(err), str(err))
-            return
+        text = context.text
         if len(text) > MAX_CONTEXT_CHARS or not text.isprintable():
             self._drop_context('bad_text', f'{len(text)} chars, must be printable and '
                                f'<= {MAX_CONTEXT_CHARS}')
@@ -238,6 +233,7 @@ class OracleNode(LifecycleNode):
                   'failed': s.failed, 'promoted': s.promoted,
                   'promote_refused': s.promote_refused,
                   'cut_prompt_leak': s.cut_prompt_leak, 'cut_repetition': s.cut_repetition,
+                  'cut_echo': s.cut_echo,
                   'rate_limited': self.engine.scheduler.rate_limited,
                   'first_piece_ms_p50': f'{statistics.median(first) * 1e3:.0f}' if first else '',
                   'last_error': s.last_error}

@@ -8,10 +8,7 @@ that a new reply resets and later tokens extend. The events carry text
 (the front-end tokenizes with its own tokenizer) and the reply/utterance
 they belong to, so a consumer can always tell a superseded reply apart.
 """
-from dataclasses import asdict, dataclass
-from typing import Any, ClassVar
-
-from kame_ros.wire.payload import read_fields
+from dataclasses import dataclass
 
 RESET = 'oracle.reset'
 APPEND = 'oracle.append'
@@ -34,7 +31,6 @@ class OracleEvent:
     meaningful across the restart.
     """
 
-    TYPES: ClassVar[tuple[str, ...]] = KINDS
     kind: str
     reply_id: int
     utterance_id: int
@@ -46,23 +42,10 @@ class OracleEvent:
 
     @property
     def event_type(self) -> str:
-        """Wire type: the kind."""
+        """Its kind in records and timelines: the kind."""
         return self.kind
 
     @property
     def order(self) -> tuple[int, int]:
         """Sort key across oracle restarts: (epoch, reply_id)."""
         return (self.epoch, self.reply_id)
-
-    def payload(self) -> dict[str, Any]:
-        """Fields for the wire envelope."""
-        data = asdict(self)
-        del data['kind']
-        return data
-
-    @classmethod
-    def from_event(cls, event: dict[str, Any]) -> 'OracleEvent':
-        """Build from a decoded wire envelope; raises ValueError on a missing or mistyped field."""
-        if event.get('type') not in KINDS:
-            raise ValueError(f'not an oracle event: {event.get("type")!r}')
-        return cls(**read_fields(cls, {**event, 'kind': event['type']}))

@@ -95,7 +95,7 @@ def bag_frames(recorded: list[tuple[str, str, int, bytes]],
     """
     from rclpy.serialization import deserialize_message, serialize_message
 
-    from kame_ros.ros.audio_msg import frame_to_msg, stamp_to_ns
+    from kame_ros.ros.audio_msg import AUDIO_FRAME_TYPE, frame_to_msg, stamp_to_ns
     from kame_ros.wire.audio import FrameRejected
     from kame_ros.wire.audio_common import ChunkStream
 
@@ -120,6 +120,6 @@ def bag_frames(recorded: list[tuple[str, str, int, bytes]],
             if err.reason == 'no_info':
                 continue  # as live: audio before its format is known is not guessed
             raise ValueError(f'{topic}: {err.detail}') from err
-        out += [(topic, 'sensor_msgs/msg/CompressedImage', t_ns,
+        out += [(topic, AUDIO_FRAME_TYPE, t_ns,
                  serialize_message(frame_to_msg(frame, 'mic_link'))) for frame in frames]
     return out

@@ -6,8 +6,10 @@ Record kame_ros topics to a rosbag2 (MCAP) and play bags back, without rosbag2.
 ``rosbag2_py`` is not available from the PyPI wheels, so bags are written
 and read with ``rosbags``; messages stay in the CDR bytes rclpy receives
 (raw subscriptions) and publishes, so bags made here open in
-``ros2 bag`` and bags from robots play here. Playback keeps the original
-spacing of messages (optionally scaled).
+``ros2 bag`` and bags from robots play here. A bag stores each type's
+definition: those of kame_ros_interfaces are read from its installed .msg
+files, so a bag's reader needs no kame_ros to decode it. Playback keeps the
+original spacing of messages (optionally scaled).
 """
 from importlib import import_module
 from pathlib import Path
@@ -21,8 +23,21 @@ from kame_ros.ros.distro import bag_typestore
 from kame_ros.ros.topics import Topic
 
 
+def agent_typestore():
+    """Return the running distribution's type store with kame_ros_interfaces' types added."""
+    from ament_index_python.packages import get_package_share_directory
+    from rosbags.typesys import get_types_from_msg
+    store = bag_typestore()
+    share = Path(get_package_share_directory('kame_ros_interfaces'))
+    types = {}
+    for path in sorted((share / 'msg').glob('*.msg')):
+        types.update(get_types_from_msg(path.read_text(), f'kame_ros_interfaces/msg/{path.stem}'))
+    store.register(types)
+    return store
+
+
 def type_name(msg_type: type) -> str:
-    """Return 'pkg/msg/Type' (e.g. sensor_msgs/msg/CompressedImage) for a message class."""
+    """Return 'pkg/msg/Type' (e.g. kame_ros_interfaces/msg/AudioFrame) for a message class."""
     module = msg_type.__module__.split('.')
     return f'{module[0]}/msg/{msg_type.__name__}'
 
@@ -42,7 +57,7 @@ class BagRecorder:
         self.path = Path(path)
         self._writer = Writer(self.path, version=9, storage_plugin=StoragePlugin.MCAP)
         self._writer.open()
-        store = bag_typestore()
+        store = agent_typestore()
         self._lock = threading.Lock()
         self._clock = node.get_clock()
         self.count = 0

@@ -24,9 +24,10 @@ from rclpy.node import Node
 from std_msgs.msg import Bool
 from std_srvs.srv import SetBool
 
+from kame_ros.frontend.conversation import Conversation
 from kame_ros.ros.text_io import TextInput, TextOutput
-from kame_ros.ros.topics import (AGENT_ENABLED, AGENT_SPEAKING, ENABLE_SERVICE, INTENTS,
-                                 ROBOT_CONTEXT, SAY_ACTION, STT_FINAL)
+from kame_ros.ros.topics import (AGENT_ENABLED, AGENT_SPEAKING, AGENT_STATE, ENABLE_SERVICE,
+                                 INTENTS, ROBOT_CONTEXT, SAY_ACTION, STT_FINAL)
 from kame_ros.stt.events import TranscriptEvent
 from kame_ros.wire.messages import IntentMessage, RobotContext, SayDone, SayStatus
 
@@ -102,13 +103,15 @@ class AgentClient:
         self.node = node
         self.speaking = False
         self.enabled: bool | None = None  # None until the agent announced it (when active)
+        self.conversation: Conversation | None = None  # agent/state: who has the turn
         self._final_callbacks: list[Callable[[TranscriptEvent], None]] = []
         self._intent_callbacks: list[Callable[[IntentMessage], None]] = []
         self._say = ActionClient(node, SAY_ACTION.msg_type, SAY_ACTION.name)
         self._context = TextOutput(node, ROBOT_CONTEXT)
         self._inputs = [
             TextInput(node, STT_FINAL, self._on_final),
-            TextInput(node, INTENTS, self._on_intent)]
+            TextInput(node, INTENTS, self._on_intent),
+            TextInput(node, AGENT_STATE, lambda c: setattr(self, 'conversation', c))]
         self._subs = [
             node.create_subscription(AGENT_SPEAKING.msg_type, AGENT_SPEAKING.name,
                                      self._on_speaking, AGENT_SPEAKING.qos),

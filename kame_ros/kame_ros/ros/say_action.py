@@ -9,7 +9,9 @@ action, as in every speech stack robots use. A goal is handed to the
 voice's engine (``say``); its words come back as feedback while they play
 and its end (``SayStatus``) as the result: ``spoken`` succeeds, a cancel
 requested by the client ends ``canceled``, anything else (interrupted by the
-user, muted, failed, empty) aborts with the reason in ``status``.
+user, muted, failed, empty) aborts with the reason in ``status``. A goal
+sent while the voice is not active (configured, but its frame loop is
+stopped) is rejected at once: nothing would ever play it.
 
 The node spins on a single-threaded executor that also carries the audio,
 so the execute callback is a coroutine that awaits the end instead of
@@ -37,19 +39,21 @@ class SayActionServer:
     """Speak each goal through the voice's engine; feedback per word, the end as the result."""
 
     def __init__(self, node: LifecycleNode, say: Speak, cancel: Cancel,
-                 enabled: Callable[[], bool]) -> None:
+                 enabled: Callable[[], bool], active: Callable[[], bool]) -> None:
         """Serve ``agent/say``; ``say``/``cancel`` are the engine's, ``enabled`` the mute state."""
         self.node = node
         self.say = say
         self.cancel = cancel
         self.enabled = enabled
+        self.active = active
         self.goals = 0
+        self.rejected = 0
         self.results: Counter[str] = Counter()  # goals ended, per SayStatus value
         self._in_flight: set[str] = set()
         self._lock = threading.Lock()
         self._server = ActionServer(node, SAY_ACTION.msg_type, SAY_ACTION.name,
                                     execute_callback=self._execute,
-                                    goal_callback=lambda goal: GoalResponse.ACCEPT,
+                                    goal_callback=self._on_goal,
                                     cancel_callback=self._on_cancel)
 
     def stop_all(self, status: str) -> None:
@@ -63,6 +67,13 @@ class SayActionServer:
         """Stop the goals in flight, then the server (cleanup: the interfaces go)."""
         self.stop_all(SayStatus.CANCELLED.value)
         self._server.destroy()
+
+    def _on_goal(self, _goal) -> GoalResponse:
+        if self.active():
+            return GoalResponse.ACCEPT
+        self.rejected += 1
+        self.node.get_logger().warning('say goal rejected: the voice is not active')
+        return GoalResponse.REJECT
 
     def _on_cancel(self, goal: ServerGoalHandle) -> CancelResponse:
         self.cancel(self._say_id(goal), SayStatus.CANCELLED.value)

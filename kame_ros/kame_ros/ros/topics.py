@@ -20,14 +20,14 @@ from dataclasses import dataclass
 
 from diagnostic_msgs.msg import DiagnosticArray
 from kame_ros_interfaces.action import Say
+from kame_ros_interfaces.msg import (AgentWord, AudioFrame, AudioInfo, ConversationState, Intent,
+                                     OracleEvent, OraclePrompt, RobotContext, Transcript)
 from rclpy.qos import DurabilityPolicy, HistoryPolicy, QoSProfile, ReliabilityPolicy
-from sensor_msgs.msg import CompressedImage
-from std_msgs.msg import Bool, String
+from std_msgs.msg import Bool
 
-from kame_ros.oracle.events import OracleEvent
-from kame_ros.stt.events import FINAL, PARTIAL, TranscriptEvent
-from kame_ros.wire.messages import (AgentText, AudioInfo, IntentMessage, OraclePrompt,
-                                    RobotContext)
+from kame_ros.ros.messages import (AGENT_TEXT_CODEC, AUDIO_INFO_CODEC, Codec, CONTEXT_CODEC,
+                                   CONVERSATION_CODEC, FINAL_CODEC, INTENT_CODEC, ORACLE_CODEC,
+                                   PARTIAL_CODEC, PROMPT_CODEC)
 
 AUDIO_QOS = QoSProfile(history=HistoryPolicy.KEEP_LAST, depth=25,
                        reliability=ReliabilityPolicy.RELIABLE,
@@ -45,18 +45,12 @@ DIAGNOSTICS_QOS = QoSProfile(history=HistoryPolicy.KEEP_LAST, depth=10,
 
 @dataclass(frozen=True)
 class Topic:
-    """A topic's contract: relative name (namespace-able), type, QoS; a text topic's payload."""
+    """A topic's contract: relative name (namespace-able), type, QoS; its dataclass's codec."""
 
     name: str
     msg_type: type
     qos: QoSProfile
-    payload: type | None = None  # the dataclass of every envelope (wire/payload.py)
-    only: tuple[str, ...] = ()  # the envelope types it carries, when not all the payload's
-
-    @property
-    def event_types(self) -> tuple[str, ...]:
-        """Return the envelope types a subscriber accepts (others are ``wrong_type`` drops)."""
-        return self.only or self.payload.TYPES
+    codec: Codec | None = None  # ros/messages.py: the core's dataclass <-> msg_type
 
 
 @dataclass(frozen=True)
@@ -67,23 +61,24 @@ class Action:
     msg_type: type
 
 
-MIC_AUDIO = Topic('audio/mic', CompressedImage, AUDIO_QOS)
-MIC_INFO = Topic('audio/mic/info', String, LATCHED_QOS, AudioInfo)
-SPEAKER_AUDIO = Topic('audio/speaker', CompressedImage, AUDIO_QOS)
+MIC_AUDIO = Topic('audio/mic', AudioFrame, AUDIO_QOS)
+MIC_INFO = Topic('audio/mic/info', AudioInfo, LATCHED_QOS, AUDIO_INFO_CODEC)
+SPEAKER_AUDIO = Topic('audio/speaker', AudioFrame, AUDIO_QOS)
 DIAGNOSTICS = Topic('/diagnostics', DiagnosticArray, DIAGNOSTICS_QOS)
-STT_PARTIAL = Topic('stt/partial', String, TEXT_QOS, TranscriptEvent, (PARTIAL,))
-STT_FINAL = Topic('stt/final', String, TEXT_QOS, TranscriptEvent, (FINAL,))
+STT_PARTIAL = Topic('stt/partial', Transcript, TEXT_QOS, PARTIAL_CODEC)
+STT_FINAL = Topic('stt/final', Transcript, TEXT_QOS, FINAL_CODEC)
 USER_SPEAKING = Topic('stt/user_speaking', Bool, LATCHED_QOS)
-ORACLE_EVENTS = Topic('oracle/events', String, TEXT_QOS, OracleEvent)
-ORACLE_PROMPT = Topic('oracle/prompt', String, TEXT_QOS, OraclePrompt)
-ROBOT_CONTEXT = Topic('robot/context', String, LATCHED_QOS, RobotContext)
-FRONTEND_TEXT = Topic('frontend/text', String, TEXT_QOS, AgentText)
+ORACLE_EVENTS = Topic('oracle/events', OracleEvent, TEXT_QOS, ORACLE_CODEC)
+ORACLE_PROMPT = Topic('oracle/prompt', OraclePrompt, TEXT_QOS, PROMPT_CODEC)
+ROBOT_CONTEXT = Topic('robot/context', RobotContext, LATCHED_QOS, CONTEXT_CODEC)
+FRONTEND_TEXT = Topic('frontend/text', AgentWord, TEXT_QOS, AGENT_TEXT_CODEC)
 AGENT_SPEAKING = Topic('agent/speaking', Bool, LATCHED_QOS)
-INTENTS = Topic('agent/intents', String, TEXT_QOS, IntentMessage)
+INTENTS = Topic('agent/intents', Intent, TEXT_QOS, INTENT_CODEC)
 AGENT_ENABLED = Topic('agent/enabled', Bool, LATCHED_QOS)
+AGENT_STATE = Topic('agent/state', ConversationState, LATCHED_QOS, CONVERSATION_CODEC)
 ENABLE_SERVICE = 'agent/enable'
 SAY_ACTION = Action('agent/say', Say)
 
 # What an agent run records to a bag (kame_ros_agent --bag) and bag_play knows the QoS of.
 AGENT_TOPICS = [MIC_AUDIO, SPEAKER_AUDIO, STT_PARTIAL, STT_FINAL, USER_SPEAKING, ORACLE_EVENTS,
-                ROBOT_CONTEXT, FRONTEND_TEXT, AGENT_SPEAKING]
+                ROBOT_CONTEXT, FRONTEND_TEXT, AGENT_SPEAKING, AGENT_STATE]

@@ -8,10 +8,7 @@ every event says which utterance it belongs to, how many times that
 utterance's text has been revised, the span of audio it covers (ROS clock,
 from the frames' stamps) and when it was produced (to measure STT latency).
 """
-from dataclasses import asdict, dataclass
-from typing import Any, ClassVar
-
-from kame_ros.wire.payload import read_fields
+from dataclasses import dataclass
 
 PARTIAL = 'stt.partial'
 FINAL = 'stt.final'
@@ -19,9 +16,8 @@ FINAL = 'stt.final'
 
 @dataclass(frozen=True)
 class TranscriptEvent:
-    """One partial or final transcript of one utterance (the payload protocol: wire/payload.py)."""
+    """One partial or final transcript of one utterance (on the wire: msg/Transcript)."""
 
-    TYPES: ClassVar[tuple[str, ...]] = (PARTIAL, FINAL)
     utterance_id: int
     revision: int
     text: str
@@ -32,19 +28,5 @@ class TranscriptEvent:
 
     @property
     def event_type(self) -> str:
-        """Wire type: stt.partial or stt.final."""
+        """Its kind in records and timelines: stt.partial or stt.final."""
         return FINAL if self.final else PARTIAL
-
-    def payload(self) -> dict[str, Any]:
-        """Fields for the wire envelope (seq/stamp are the envelope's)."""
-        data = asdict(self)
-        del data['stamp_ns'], data['final']
-        return data
-
-    @classmethod
-    def from_event(cls, event: dict[str, Any]) -> 'TranscriptEvent':
-        """Build from a decoded wire envelope; raises ValueError on a missing or mistyped field."""
-        ev = cls(**read_fields(cls, {**event, 'final': event.get('type') == FINAL}))
-        if ev.utterance_id < 0 or ev.revision < 0:
-            raise ValueError('negative utterance id or revision')
-        return ev

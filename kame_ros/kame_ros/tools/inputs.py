@@ -12,6 +12,7 @@ from pathlib import Path
 
 from kame_ros.audio.wav import check_wav
 from kame_ros.ros.audio_common import BAG_TYPES, info_topic_beside
+from kame_ros.ros.audio_msg import AUDIO_FRAME_TYPE, LEGACY_AUDIO_TYPE
 from kame_ros.ros.bag import bag_types
 
 
@@ -37,14 +38,15 @@ def bag_topics(path: Path) -> dict[str, str]:
         raise InputError(f'--bag {path}: not a readable rosbag2 ({err})') from err
 
 
-AUDIO_TYPES = ('sensor_msgs/msg/CompressedImage', *BAG_TYPES)
+AUDIO_TYPES = (AUDIO_FRAME_TYPE, LEGACY_AUDIO_TYPE, *BAG_TYPES)
 
 
 def check_bag(path: Path, topic: str) -> None:
     """
     Check that the bag is readable and has audio messages on ``topic``.
 
-    The audio is kame_ros's own (CompressedImage frames) or audio_common's
+    The audio is kame_ros's own (AudioFrame, or the CompressedImage frames of
+    bags from before kame_ros_interfaces) or audio_common's
     (``audio_capture``'s AudioDataStamped or AudioData), whose AudioInfo must
     be recorded beside it: without it the format would be a guess.
     """

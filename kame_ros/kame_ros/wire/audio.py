@@ -1,26 +1,30 @@
 # Copyright 2026 kame_ros developers
 # SPDX-License-Identifier: Apache-2.0
 """
-Audio frames on the wire: PCM bytes plus a caps string.
+Audio frames on the wire: what a received frame must be, checked once.
 
-Audio travels as ``sensor_msgs/msg/CompressedImage``: the only core message
-with a ``std_msgs/Header`` (the capture stamp), a free-form ``format`` string
-and an opaque byte payload. ``format`` holds GStreamer-style caps that fully
-describe the payload and carry the sequence number, e.g.::
+The agent's audio travels as ``kame_ros_interfaces/msg/AudioFrame`` (a
+header stamped at the first sample, a sequence number, rate, channels,
+encoding and int16 samples; ``ros/audio_msg.py`` converts). Every receiver
+checks the same things in the same order, cheapest first, and each failure
+names the counter it is dropped under, so a node logs and counts bad input
+without ever raising past here.
 
-    audio/x-raw,format=S16LE,rate=24000,channels=1,seq=42
-
-Everything survives rosbag record/replay because it is message content.
+Bags recorded before kame_ros_interfaces carry the frames as
+``sensor_msgs/CompressedImage``: PCM bytes with GStreamer-style caps in
+``format`` (``audio/x-raw,format=S16LE,rate=24000,channels=1,seq=42``).
+``decode_caps_frame`` reads those, so old bags still replay.
 """
 from dataclasses import dataclass
 
 import numpy as np
 
-from kame_ros.audio.frames import AudioFrame, FRAME_BYTES, SAMPLE_RATE
+from kame_ros.audio.frames import AudioFrame, FRAME_SAMPLES, SAMPLE_RATE
 
 MEDIA_TYPE = 'audio/x-raw'
 SAMPLE_FORMAT = 'S16LE'
 MAX_WIRE_BYTES = 64 * 1024
+MAX_SAMPLES = MAX_WIRE_BYTES // 2
 RATES = (8000, 192000)  # microphone rates accepted (and resampled to the graph's 24 kHz)
 
 
@@ -36,7 +40,7 @@ class FrameRejected(ValueError):
 
 @dataclass(frozen=True)
 class AudioCaps:
-    """Parsed ``format`` string of an audio message."""
+    """What a received frame says it is (a typed message's fields, or old caps)."""
 
     sample_format: str
     rate: int
@@ -44,8 +48,27 @@ class AudioCaps:
     seq: int
 
 
+def checked_frame(caps: AudioCaps, stamp_ns: int, samples: np.ndarray) -> AudioFrame:
+    """Validate one received frame (caps, then samples) and return it; raises FrameRejected."""
+    if len(samples) > MAX_SAMPLES:
+        raise FrameRejected('oversized', f'{len(samples)} samples > {MAX_SAMPLES}')
+    if caps.sample_format != SAMPLE_FORMAT:
+        raise FrameRejected('bad_format', f'sample format {caps.sample_format!r}')
+    if not RATES[0] <= caps.rate <= RATES[1]:
+        raise FrameRejected('rate_mismatch', f'{caps.rate} Hz is outside {RATES[0]}-{RATES[1]}')
+    if caps.channels != 1:
+        raise FrameRejected('bad_format', f'{caps.channels} channels, graph is mono')
+    if len(samples) == 0:
+        raise FrameRejected('empty', 'no samples')
+    if caps.rate == SAMPLE_RATE and len(samples) != FRAME_SAMPLES:
+        raise FrameRejected('wrong_size', f'{len(samples)} samples, frames are {FRAME_SAMPLES}')
+    if caps.seq < 0:
+        raise FrameRejected('bad_format', f'negative seq {caps.seq}')
+    return AudioFrame(caps.seq, stamp_ns, np.array(samples, np.int16), caps.rate)  # owned
+
+
 def caps_string(seq: int, rate: int = SAMPLE_RATE, channels: int = 1) -> str:
-    """Caps for one outgoing frame."""
+    """Caps of one frame as the CompressedImage bags of earlier versions carry them."""
     return f'{MEDIA_TYPE},format={SAMPLE_FORMAT},rate={rate},channels={channels},seq={seq}'
 
 
@@ -67,30 +90,10 @@ def parse_caps(text: str) -> AudioCaps:
         raise FrameRejected('bad_format', f'caps {text!r}: {err}') from err
 
 
-def decode_frame(caps_text: str, stamp_ns: int, data: bytes) -> AudioFrame:
-    """
-    Validate one received message and turn it into an AudioFrame.
-
-    The checks are ordered cheapest first and each failure names a counter,
-    so a node can log and count bad input without ever raising past here.
-    """
-    size = len(data)
-    if size > MAX_WIRE_BYTES:
-        raise FrameRejected('oversized', f'{size} bytes > {MAX_WIRE_BYTES}')
-    caps = parse_caps(caps_text)
-    if caps.sample_format != SAMPLE_FORMAT:
-        raise FrameRejected('bad_format', f'sample format {caps.sample_format}')
-    if not RATES[0] <= caps.rate <= RATES[1]:
-        raise FrameRejected('rate_mismatch', f'{caps.rate} Hz is outside {RATES[0]}-{RATES[1]}')
-    if caps.channels != 1:
-        raise FrameRejected('bad_format', f'{caps.channels} channels, graph is mono')
-    if size == 0:
-        raise FrameRejected('empty', 'no samples')
-    if size % 2:
-        raise FrameRejected('odd_bytes', f'{size} bytes is not whole int16 samples')
-    if caps.rate == SAMPLE_RATE and size != FRAME_BYTES:
-        raise FrameRejected('wrong_size', f'{size // 2} samples, frames are {FRAME_BYTES // 2}')
-    if caps.seq < 0:
-        raise FrameRejected('bad_format', f'negative seq {caps.seq}')
-    samples = np.frombuffer(data, '<i2').astype(np.int16)
-    return AudioFrame(caps.seq, stamp_ns, samples, caps.rate)
+def decode_caps_frame(caps_text: str, stamp_ns: int, data: bytes) -> AudioFrame:
+    """Read one frame of an earlier version's bag (caps + PCM bytes); raises FrameRejected."""
+    if len(data) > MAX_WIRE_BYTES:
+        raise FrameRejected('oversized', f'{len(data)} bytes > {MAX_WIRE_BYTES}')
+    if len(data) % 2:
+        raise FrameRejected('odd_bytes', f'{len(data)} bytes is not whole int16 samples')
+    return checked_frame(parse_caps(caps_text), stamp_ns, np.frombuffer(data, '<i2'))
