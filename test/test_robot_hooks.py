@@ -20,13 +20,16 @@ from audio_signals import active_seconds
 from kame_ros.audio.wav import read_wav_24k, write_wav
 from kame_ros.ros.audio_msg import msg_to_frame
 from kame_ros.ros.topics import (AGENT_ENABLED, AGENT_SPEAKING, AGENT_STATE, ENABLE_SERVICE,
-                                 FRONTEND_TEXT, SAY_ACTION, SPEAKER_AUDIO)
+                                 FRONTEND_TEXT, SAY_ACTION, SPEAKER_AUDIO, STT_FINAL)
+from kame_ros.stt.events import TranscriptEvent
 from kame_ros.wire.messages import SayStatus
 from kame_ros.words import words
 from polling import wait_for
+from typed_msgs import typed
 
 LONG = ('This is a long announcement about the robot, the kitchen, the charging station '
         'and the garden, which goes on for several seconds so that it can be cancelled.')
+WARNING = 'Stand back please, the robot is moving towards the charging station now.'
 SEND_GOAL = ['ros2', 'action', 'send_goal', '/agent/say', 'kame_ros_interfaces/action/Say']
 
 
@@ -54,10 +57,11 @@ def start_voice(ros, processes, tmp_path, seconds: int):
     return node, client, sink
 
 
-def send_goal(node, client, text: str, timeout: float = 20.0):
+def send_goal(node, client, text: str, timeout: float = 20.0, interruptible: bool = True):
     """Send a goal with rclpy; return (goal handle, feedback list)."""
     feedback = []
-    future = client.send_goal_async(SAY_ACTION.msg_type.Goal(text=text),
+    future = client.send_goal_async(SAY_ACTION.msg_type.Goal(text=text,
+                                                             interruptible=interruptible),
                                     feedback_callback=lambda f: feedback.append(f.feedback))
     assert wait_for(future.done, timeout)
     goal = future.result()
@@ -170,3 +174,20 @@ def test_mute_ends_goals_muted_and_unmute_speaks_again(ros, processes, tmp_path)
     assert sink.wait(timeout=60) == 0
     spoken = active_seconds(read_wav_24k(tmp_path / 'out.wav'), 300.0)
     assert 1.5 < spoken < 5.0, f'{spoken:.2f} s spoken: two announcements, not the muted one'
+
+
+def test_the_users_turn_ends_a_goal_interrupted_unless_it_is_not_interruptible(
+        ros, processes, tmp_path):
+    """A final transcript over a goal: INTERRUPTED; over a warning sent uninterruptible: SPOKEN."""
+    node, client, _ = start_voice(ros, processes, tmp_path, 40)
+    final = node.create_publisher(STT_FINAL.msg_type, STT_FINAL.name, STT_FINAL.qos)
+    assert wait_for(lambda: final.get_subscription_count() >= 1, 30)
+    for utterance, interruptible in enumerate((True, False)):
+        goal, feedback = send_goal(node, client, WARNING, interruptible=interruptible)
+        assert wait_for(lambda: len(feedback) >= 2, 30)
+        final.publish(typed(STT_FINAL, TranscriptEvent(utterance, 0, 'Where are you going?',
+                                                       True, 0, 0, 0)))
+        result = result_of(goal).result
+        expected = 'interrupted' if interruptible else 'spoken'
+        assert result.status_text == expected, (interruptible, result)
+        assert (result.spoken_text.count(' ') < 7) == interruptible, result.spoken_text

@@ -313,3 +313,27 @@ def test_says_play_in_order_and_end_spoken_cancelled_or_interrupted(started):
     assert ''.join(o.filler for o in out).split() == ['Okay.']
     assert not ''.join(o.text for o in out).strip(), 'nothing more of the interrupted request'
     assert fe.quiet
+
+
+def test_a_request_that_is_not_interruptible_goes_on_over_the_users_turn(started):
+    """A warning ("Stand back, I am moving.") plays to its end; an interruptible one stops."""
+    fe = started(acknowledgement='Okay.')
+    ended = {}
+    fe.say('warning', 'Stand back, I am moving now.', lambda s: ended.setdefault('warning', s),
+           interruptible=False)
+    fe.say('chat', 'The garden is lovely today.', lambda s: ended.setdefault('chat', s))
+    said = ''
+    while 'Stand' not in said:
+        assert wait_for(lambda: fe._says, 30)
+        said += fe.step(SILENCE).text
+    fe.on_turn_end(TranscriptEvent(1, 0, 'Where are you going?', True, 0, 0, 0))
+    assert wait_for(lambda: ended.get('chat') == 'interrupted', 30), 'the queued chat went'
+    assert 'warning' not in ended, 'the warning plays on'
+    for _ in range(100):
+        if 'warning' in ended:
+            break
+        out = fe.step(SILENCE)
+        said += out.text
+        time.sleep(0.01)
+    assert ended['warning'] == 'spoken'
+    assert said.split() == 'Stand back, I am moving now.'.split()

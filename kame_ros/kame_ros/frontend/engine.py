@@ -102,11 +102,13 @@ class FrontEndEngine(ABC):
 
     @abstractmethod
     def say(self, say_id: str, text: str, on_done: Callable[[str], None],
-            on_word: Callable[[str], None] | None = None) -> None:
+            on_word: Callable[[str], None] | None = None, interruptible: bool = True) -> None:
         """
         Speak ``text`` now; ``on_done(status)`` once, when it has been spoken (or not).
 
-        ``on_word(word)`` as each word starts to play (the Say action's feedback).
+        ``on_word(word)`` as each word starts to play (the Say action's feedback);
+        without ``interruptible`` the user's turn does not end it (where the
+        engine can hold a reply back: the tts front-end).
         """
 
     @abstractmethod

@@ -200,7 +200,7 @@ class MoshiFrontEnd(FrontEndEngine):
         """Nothing to do: full-duplex Moshi hears the user itself."""
 
     def say(self, say_id: str, text: str, on_done: Callable[[str], None],
-            on_word: Callable[[str], None] | None = None) -> None:
+            on_word: Callable[[str], None] | None = None, interruptible: bool = True) -> None:
         """
         Speak ``text`` now, as if it were an oracle reply (KAME timeline or guided text).
 
@@ -208,6 +208,7 @@ class MoshiFrontEnd(FrontEndEngine):
         guide has emitted it (guided); ``'interrupted'`` if a new oracle reply
         replaces it first. In plain mode there is no way to steer Moshi: ``'unsupported'``.
         ``on_word`` gets Moshi's text pieces while the request is the one spoken.
+        ``interruptible`` has no effect: the model answers the user whatever it says.
         """
         if self.mode == 'plain':
             on_done('unsupported')

@@ -35,6 +35,7 @@ class Segment:
     marks: list[tuple[int, str]] = field(default_factory=list)
     on_done: Done | None = None
     on_word: Callable[[str], None] | None = None
+    interruptible: bool = True  # the user's turn ends it (a warning may go on regardless)
 
 
 @dataclass(frozen=True)
@@ -57,15 +58,18 @@ class SayQueue:
         self._lock = threading.Lock()
         self._segments: deque[Segment] = deque()
         self._waiting: dict[str, str | None] = {}  # not synthesized yet -> status if stopped
+        self._steady: set[str] = set()  # waiting requests the user's turn does not end
 
     def __bool__(self) -> bool:
         """Tell whether any announcement audio is waiting to play."""
         return bool(self._segments)
 
-    def requested(self, say_id: str) -> None:
+    def requested(self, say_id: str, interruptible: bool = True) -> None:
         """Note a request sent for synthesis."""
         with self._lock:
             self._waiting[say_id] = None
+            if not interruptible:
+                self._steady.add(say_id)
 
     def stopped(self, say_id: str, on_done: Done, failed: bool = False) -> bool:
         """Report a request stopped before synthesis (or failed there); True if it was."""
@@ -73,6 +77,7 @@ class SayQueue:
             status = self._waiting.get(say_id) or ('failed' if failed else None)
             if status:
                 del self._waiting[say_id]
+                self._steady.discard(say_id)
         if status:
             on_done(status)
         return bool(status)
@@ -81,6 +86,7 @@ class SayQueue:
         """Queue a request's audio to play, unless it was stopped while synthesized."""
         with self._lock:
             status = self._waiting.pop(segment.say_id, None)
+            self._steady.discard(segment.say_id)
             if status is None:
                 self._segments.append(segment)
         if status:
@@ -105,12 +111,14 @@ class SayQueue:
         return segment is not None
 
     def interrupt(self) -> None:
-        """Stop every request (not the acknowledgement): the user took the turn."""
+        """Stop every interruptible request (not the acknowledgement): the user took the turn."""
         with self._lock:
-            dropped = [s for s in self._segments if s.say_id is not None]
-            self._segments = deque(s for s in self._segments if s.say_id is None)
+            dropped = [s for s in self._segments if s.say_id is not None and s.interruptible]
+            self._segments = deque(s for s in self._segments
+                                   if s.say_id is None or not s.interruptible)
             for say_id in self._waiting:
-                self._waiting[say_id] = self._waiting[say_id] or 'interrupted'
+                if say_id not in self._steady:
+                    self._waiting[say_id] = self._waiting[say_id] or 'interrupted'
         for segment in dropped:
             if segment.on_done is not None:
                 segment.on_done('interrupted')

@@ -24,6 +24,7 @@ class Job:
     on_done: Done | None = None
     say_id: str = ''
     on_word: Callable[[str], None] | None = None  # a say request's word feedback
+    interruptible: bool = True  # a say request the user's turn ends
     trim_start: bool = False  # it continues a sentence: no pause before it
     trim_end: bool = False  # the sentence goes on in the next piece: no pause after it
 
@@ -97,6 +98,6 @@ class Synthesis:
         if is_say:
             self.says.synthesized(Segment(job.say_id, samples,
                                           word_marks(job.text, 0, len(samples)), job.on_done,
-                                          job.on_word))
+                                          job.on_word, job.interruptible))
         else:
             self.on_reply(job, samples)

@@ -142,10 +142,11 @@ class TtsFrontEnd(FrontEndEngine):
                 and words(sentence) == words(self.acknowledgement))
 
     def say(self, say_id: str, text: str, on_done: Done,
-            on_word: Callable[[str], None] | None = None) -> None:
+            on_word: Callable[[str], None] | None = None, interruptible: bool = True) -> None:
         """Speak ``text`` before any oracle reply; ``on_done('spoken')`` once it has played."""
-        self._says.requested(say_id)
-        self.synthesis.put(Job(SAY_REPLY, text, on_done, say_id, on_word))
+        self._says.requested(say_id, interruptible)
+        self.synthesis.put(Job(SAY_REPLY, text, on_done, say_id, on_word,
+                               interruptible=interruptible))
 
     def cancel_say(self, say_id: str, status: str = 'cancelled') -> bool:
         """Stop a say request, queued or playing (``on_done(status)``); False if unknown."""

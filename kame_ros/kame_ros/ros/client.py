@@ -132,11 +132,11 @@ class AgentClient:
             time.sleep(0.05)
         return True
 
-    def say(self, text: str) -> SayHandle:
+    def say(self, text: str, interruptible: bool = True) -> SayHandle:
         """Send the agent a Say goal; the handle tells its words and how it ended."""
         handle = SayHandle(text)
         self._say.send_goal_async(
-            SAY_ACTION.msg_type.Goal(text=text),
+            SAY_ACTION.msg_type.Goal(text=text, interruptible=interruptible),
             feedback_callback=lambda f: handle.words.append(f.feedback.word),
         ).add_done_callback(handle._accepted)
         return handle

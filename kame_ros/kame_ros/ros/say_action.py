@@ -31,7 +31,7 @@ from kame_ros.wire.messages import SayStatus
 from kame_ros.words import words
 
 MAX_SAY_CHARS = 1000
-Speak = Callable[[str, str, Callable[[str], None], Callable[[str], None]], None]
+Speak = Callable[[str, str, Callable[[str], None], Callable[[str], None], bool], None]
 Cancel = Callable[[str, str], bool]  # (id, status) -> it was waiting or playing
 
 
@@ -112,7 +112,7 @@ class SayActionServer:
         elif not self.enabled():
             on_done(SayStatus.MUTED.value)
         else:
-            self.say(say_id, text, on_done, on_word)
+            self.say(say_id, text, on_done, on_word, goal.request.interruptible)
         status = SayStatus(await ended)
         self.results[status.value] += 1
         if status is SayStatus.SPOKEN:
