@@ -4,8 +4,8 @@
 kame_ros: the KAME tandem voice agent packaged for ROS 2 robots.
 
 The core never imports rclpy, so engines and tests use it without a ROS
-graph: ``audio`` (frames, WAV, resampling, echo), ``wire`` (the text
-envelope and its payloads), ``settings``, ``models``, ``storage``,
+graph: ``audio`` (frames, WAV, resampling, echo), ``wire`` (the values
+every topic carries, what a received frame must be), ``settings``, ``models``, ``storage``,
 ``words`` and ``worker_thread`` at the bottom; above them the three wings,
 ``stt``, ``oracle`` and ``frontend``, each with its engine contract, its
 settings and a factory, and ``records`` (a run's timeline and answer
