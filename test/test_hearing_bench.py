@@ -76,7 +76,10 @@ def test_a_short_run_writes_the_table_and_the_plot(processes, tmp_path):
     rows = {line.split('|')[1].strip(): line for line in first.splitlines()
             if line.startswith('| ') and 'front end' not in line}
     assert set(rows) == {'none', 'default'}, rows
-    assert '| 0% |' in rows['default'], 'the default hears the clean questions'
+    clean = {row: int(line.split('|')[2].strip().rstrip('%')) for row, line in rows.items()}
+    # The front end costs the clean questions nothing. (Whisper tiny.en misreads one espeak
+    # en-us word here, "of France" as "and friends", with or without it: 2 of 18 words.)
+    assert clean['default'] <= clean['none'] and clean['default'] <= 15, rows
     own = {line.split('|')[1].strip(): int(line.split('|')[5]) for line in second.splitlines()
            if line.startswith('| ') and 'front end' not in line}
     assert own['default'] == 0, 'the agent never hears itself as the user'

@@ -14,13 +14,15 @@ import time
 
 import numpy as np
 from rclpy.action import ActionClient
+from std_msgs.msg import Bool
 from std_srvs.srv import SetBool
 
 from audio_signals import active_seconds
 from kame_ros.audio.wav import read_wav_24k, write_wav
 from kame_ros.ros.audio_msg import msg_to_frame
 from kame_ros.ros.topics import (AGENT_ENABLED, AGENT_SPEAKING, AGENT_STATE, ENABLE_SERVICE,
-                                 FRONTEND_TEXT, SAY_ACTION, SPEAKER_AUDIO, STT_FINAL)
+                                 FRONTEND_TEXT, SAY_ACTION, SPEAKER_AUDIO, STT_FINAL,
+                                 USER_SPEAKING)
 from kame_ros.stt.events import TranscriptEvent
 from kame_ros.wire.messages import SayStatus
 from kame_ros.words import words
@@ -178,10 +180,24 @@ def test_mute_ends_goals_muted_and_unmute_speaks_again(ros, processes, tmp_path)
 
 def test_the_users_turn_ends_a_goal_interrupted_unless_it_is_not_interruptible(
         ros, processes, tmp_path):
-    """A final transcript over a goal: INTERRUPTED; over a warning sent uninterruptible: SPOKEN."""
+    """Thinking until the agent sounds; a final ends a goal INTERRUPTED, a warning SPOKEN."""
     node, client, _ = start_voice(ros, processes, tmp_path, 40)
     final = node.create_publisher(STT_FINAL.msg_type, STT_FINAL.name, STT_FINAL.qos)
+    user = node.create_publisher(USER_SPEAKING.msg_type, USER_SPEAKING.name, USER_SPEAKING.qos)
+    states = []
+    node.create_subscription(AGENT_STATE.msg_type, AGENT_STATE.name,
+                             lambda m: states.append(m.state), AGENT_STATE.qos)
     assert wait_for(lambda: final.get_subscription_count() >= 1, 30)
+    # agent/state through a turn with the voice idle: the user speaks, stops, their final
+    # comes (thinking until the agent sounds: here the acknowledgement), then idle.
+    state = AGENT_STATE.msg_type
+    for speaking in (True, False):
+        user.publish(Bool(data=speaking))
+        time.sleep(0.5)
+    final.publish(typed(STT_FINAL, TranscriptEvent(9, 0, 'Hello?', True, 0, 0, 0)))
+    assert wait_for(lambda: states[-3:] == [state.THINKING, state.SPEAKING, state.IDLE], 20), \
+        states
+    assert states[-5:-3] == [state.LISTENING, state.IDLE], states
     for utterance, interruptible in enumerate((True, False)):
         goal, feedback = send_goal(node, client, WARNING, interruptible=interruptible)
         assert wait_for(lambda: len(feedback) >= 2, 30)

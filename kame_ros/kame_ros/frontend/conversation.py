@@ -30,7 +30,7 @@ class Conversation:
     user_speaking: bool = False
     robot_speaking: bool = False
     enabled: bool = True
-    awaiting_reply: bool = False  # a turn ended and the agent has not spoken since
+    awaiting_reply: bool = False  # a turn ended and the agent has made no sound since
 
     @property
     def turn(self) -> Turn:
@@ -45,10 +45,17 @@ class Conversation:
         """Return the state after the STT's user-speaking flag changed."""
         return replace(self, user_speaking=speaking)
 
-    def robot(self, speaking: bool) -> 'Conversation':
-        """Return the state after the voice became audible or silent (a reply ends waiting)."""
+    def robot(self, speaking: bool, sounding: bool) -> 'Conversation':
+        """
+        Return the state after one output frame.
+
+        ``speaking`` is the voice's held state (on through the pauses between
+        words); ``sounding`` whether this frame itself is audible. Only a
+        sound made after the turn ended answers it: the held state may still
+        be on from speech the user's turn cut short.
+        """
         return replace(self, robot_speaking=speaking,
-                       awaiting_reply=self.awaiting_reply and not speaking)
+                       awaiting_reply=self.awaiting_reply and not sounding)
 
     def turn_ended(self) -> 'Conversation':
         """Return the state after the user's final transcript: waiting for the reply."""
