@@ -304,10 +304,17 @@ def test_say_is_spoken_then_completes_or_is_interrupted(flavour, kame_dir, moshi
                                   progress=lambda s: None)
     fe = MoshiFrontEnd(models, seed=4, guide_min_ready_tokens=1)
     fe.start()
-    status = []
-    fe.say('k1', 'arrived at the kitchen', status.append)
+    status, fed = [], []
+    fe.say('k1', 'arrived at the kitchen', status.append, fed.append)
     outputs = [fe.step(pcm) for pcm in audio(60, seed=9)]
     assert status == ['spoken']
+    # Word feedback and frontend/text's say_id: the pieces said while the request was current.
+    said = [o for o in outputs if o.say_id]
+    assert said and {o.say_id for o in said} == {'k1'}
+    assert fed == [o.text.strip() for o in said if o.text.strip()]
+    assert not outputs[-1].say_id, 'once spoken, the text is no longer part of the request'
+    if flavour == 'moshi':  # guided: what is said is the request (fed piece by piece)
+        assert 'arrived at the kitch' in ''.join(o.text for o in said)
     tokens = models.tokenizer.encode('arrived at the kitchen')
     if flavour == 'kame':
         assert [o.oracle_token for o in outputs[:len(tokens) + 1]] == \
