@@ -36,15 +36,17 @@ class SpeakingDetector:
         """``hold_frames`` 80 ms frames of quiet end speech (0.48 s by default)."""
         self.hold_frames = hold_frames
         self.speaking = False
+        self.sounding = False  # the last frame itself was audible
         self._hold = 0
 
     def reset(self) -> None:
         """Start from silence."""
-        self.speaking, self._hold = False, 0
+        self.speaking, self.sounding, self._hold = False, False, 0
 
     def update(self, samples: np.ndarray) -> bool:
         """Take the next frame; return True when the speaking state changed."""
-        self._hold = self.hold_frames if audible(samples) else max(0, self._hold - 1)
+        self.sounding = audible(samples)
+        self._hold = self.hold_frames if self.sounding else max(0, self._hold - 1)
         changed = (self._hold > 0) != self.speaking
         self.speaking = self._hold > 0
         return changed

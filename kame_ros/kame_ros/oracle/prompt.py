@@ -90,7 +90,7 @@ class PromptBuilder:
         return [self.system_prompt.format(max_words=self.max_words), PARTIAL_NOTE]
 
     def messages(self, pending_user_text: str = '', final: bool = True,
-                 note: bool = True, skip_cut: bool = False) -> list[dict[str, str]]:
+                 note: bool = True) -> list[dict[str, str]]:
         """
         Chat messages for one generation.
 

@@ -29,7 +29,7 @@ from rclpy.lifecycle import LifecycleNode
 from std_msgs.msg import Bool
 from std_srvs.srv import SetBool
 
-from kame_ros.audio.levels import audible, SpeakingDetector
+from kame_ros.audio.levels import SpeakingDetector
 from kame_ros.frontend.conversation import Conversation
 from kame_ros.ros.lifecycle import Interfaces
 from kame_ros.ros.say_action import Cancel, SayActionServer, Speak
@@ -69,7 +69,7 @@ class AgentHooks:
         """Report one output frame (publishes ``agent/speaking`` when it changes)."""
         if self.speech.update(pcm):
             self._speaking_pub.publish(Bool(data=self.speech.speaking))
-        speaking, sounding = self.speech.speaking, audible(pcm)
+        speaking, sounding = self.speech.speaking, self.speech.sounding
         self._update(lambda c: c.robot(speaking, sounding))
 
     def deactivate(self) -> None:
