@@ -7,10 +7,10 @@ import time
 
 import pytest
 
-from kame_ros.oracle.backends.base import BackendError
+from kame_ros.oracle.backends.base import BackendError, REFUSED
 from kame_ros.oracle.backends.factory import make_backend
 from kame_ros.oracle.backends.hf import TransformersBackend
-from kame_ros.oracle.engine import OracleEngine
+from kame_ros.oracle.engine import BACKOFF_FIRST_S, OracleEngine
 from kame_ros.oracle.events import APPEND, DONE, RESET
 from kame_ros.oracle.prompt import unfinished
 from kame_ros.oracle.scheduler import OracleScheduler, SchedulerConfig
@@ -116,8 +116,11 @@ def test_backend_failure_is_counted_and_engine_keeps_going():
     assert wait_for(lambda: any(e.kind == DONE for e in events), 15)
     assert events[-1].status == 'failed' and engine.stats.failed == 1
     assert 'Connection' in engine.stats.last_error
+    assert engine.stats.server_faults[REFUSED] == 1 and engine.stats.backoffs == 1
     engine.submit(transcript('hello there robot how are you', rev=1))
-    assert engine.tick() is not None, 'a failed backend never blocks the next restart'
+    assert engine.tick() is None and engine.stats.held_by_backoff == 1, 'backing off'
+    time.sleep(BACKOFF_FIRST_S)
+    assert engine.tick() is not None, 'a failed backend blocks the next restart only briefly'
 
 
 def test_missing_and_bad_models_are_clear_errors(tmp_path):

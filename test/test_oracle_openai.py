@@ -71,9 +71,12 @@ def test_offboard_server_answers_survives_hang_and_death(ros, processes, tmp_pat
             """Ask once; return the status and text of the reply it started."""
             before = max((e.order for e in drv.kinds()), default=(0, 0))
             drv.say('What is the capital of France?', utterance, 0, final=True)
+            # (the oracle sends a final again after a server fault: the first DONE counts)
             assert drv.wait_for(lambda ev: any(e.kind == DONE and e.order > before
+                                               and e.utterance_id == utterance
                                                for e in ev), timeout)
-            done = next(e for e in drv.kinds() if e.kind == DONE and e.order > before)
+            done = next(e for e in drv.kinds() if e.kind == DONE and e.order > before
+                        and e.utterance_id == utterance)
             return done.status, drv.reply_text(done.reply_id)
 
         status, text = ask(1)
@@ -93,8 +96,10 @@ def test_offboard_server_answers_survives_hang_and_death(ros, processes, tmp_pat
         status, _ = ask(4, timeout=20)
         assert status == 'failed'
         server.start()
+        back = time.monotonic()
         status, text = ask(5)
         assert status == 'complete' and 'Paris' in text, 'recovered after a restart'
+        assert time.monotonic() - back < 5.0, 'answered within 5 s of the server coming back'
         assert oracle.poll() is None, 'the node never died'
         drv.assert_most_recent_wins()
     finally:

@@ -233,7 +233,9 @@ class OracleNode(LifecycleNode):
                   'failed': s.failed, 'promoted': s.promoted,
                   'promote_refused': s.promote_refused,
                   'cut_prompt_leak': s.cut_prompt_leak, 'cut_repetition': s.cut_repetition,
-                  'cut_echo': s.cut_echo,
+                  'cut_echo': s.cut_echo, 'backoffs': s.backoffs,
+                  'held_by_backoff': s.held_by_backoff, 'finals_retried': s.finals_retried,
+                  **{f'server_{kind}': n for kind, n in s.server_faults.items()},
                   'rate_limited': self.engine.scheduler.rate_limited,
                   'first_piece_ms_p50': f'{statistics.median(first) * 1e3:.0f}' if first else '',
                   'last_error': s.last_error}

@@ -31,6 +31,18 @@ undo a nice), the final is generated afresh at full priority instead: a
 niced answer would starve behind the robot's other work. A final that
 says more than the guess is generated anew; llama.cpp reuses the prompt
 prefix the two share.
+
+A remote server that does not answer (refused, overloaded, silent, cut
+off: ``ServerUnavailable``) makes the engine back off: for the server's
+Retry-After, or 0.25 s doubling to ``BACKOFF_MAX_S`` while it keeps
+failing. Meanwhile no guess is sent (a busy server shared by a fleet
+gets the finals first); a final waits out the backoff and is then sent,
+and a final whose reply the server failed is sent again after it, for
+``FINAL_RETRY_S`` after the user finished. A reply that completes starts
+the doubling over. A generation starts once the one it superseded has
+ended (cancelled: a server request ends at once, a local model's within a
+batch), so a robot has one request in flight on a shared server. The
+front-end never waits on any of it: it keeps the last candidate it had.
 """
 from collections import deque
 from dataclasses import dataclass, field
@@ -39,7 +51,7 @@ import threading
 import time
 from typing import Callable
 
-from kame_ros.oracle.backends.base import LLMBackend
+from kame_ros.oracle.backends.base import LLMBackend, SERVER_FAULTS, ServerUnavailable
 from kame_ros.oracle.events import APPEND, DONE, OracleEvent, RESET
 from kame_ros.oracle.prompt import (AGENT, echoes_cut_reply, PromptBuilder, USER,
                                     without_cut_exchange)
@@ -47,6 +59,11 @@ from kame_ros.oracle.reply_guard import LEAK, REPETITION, ReplyGuard
 from kame_ros.oracle.scheduler import OracleScheduler, Restart
 from kame_ros.stt.events import TranscriptEvent
 from kame_ros.words import looks_complete, words
+
+BACKOFF_FIRST_S = 0.25
+BACKOFF_MAX_S = 2.0  # a server back up is used again within this (plus one poll)
+PREVIOUS_WAIT_S = 1.0  # the longest a generation waits for the one it superseded to end
+FINAL_RETRY_S = 6.0  # later than this after the user's final, an answer is no longer sent
 
 
 @dataclass
@@ -65,6 +82,12 @@ class OracleStats:
     cut_echo: int = 0  # replies written again: they only repeated the cut-off agent turn
     pieces: int = 0
     last_error: str = ''
+    # A remote server's faults by kind (backends.base.SERVER_FAULTS), and the backing off.
+    server_faults: dict[str, int] = field(
+        default_factory=lambda: dict.fromkeys(SERVER_FAULTS, 0))
+    backoffs: int = 0
+    held_by_backoff: int = 0  # polls skipped while backing off
+    finals_retried: int = 0  # finals sent again after the server failed their reply
     # The latest replies only: a robot generates for days (diagnostics show the last 50).
     first_piece_s: deque[float] = field(default_factory=lambda: deque(maxlen=50))
 
@@ -116,6 +139,9 @@ class OracleEngine:
         self._wake = threading.Event()
         self._poller: threading.Thread | None = None
         self._generation: threading.Thread | None = None
+        self._backoff_until = 0.0
+        self._faults_in_a_row = 0
+        self._final_first_try: tuple[tuple[int, int], float] | None = None
 
     def submit(self, event: TranscriptEvent) -> None:
         """
@@ -218,6 +244,9 @@ class OracleEngine:
     def tick(self) -> Restart | None:
         """Apply the scheduler once; start a generation (or promote a guess) if it says so."""
         with self._lock:
+            if time.monotonic() < self._backoff_until:
+                self.stats.held_by_backoff += 1
+                return None  # guesses skipped, a final kept for after the backoff
             restart = self.scheduler.poll()
             if restart is None:
                 return None
@@ -227,6 +256,10 @@ class OracleEngine:
                 self._current.cancel.set()
             generation = Generation(restart, threading.Event())
             self._current = generation
+            if restart.final:
+                key = (restart.stream, restart.utterance_id)
+                if self._final_first_try is None or self._final_first_try[0] != key:
+                    self._final_first_try = (key, time.monotonic())
             messages = self.prompt.messages('' if restart.final else restart.user_text,
                                             restart.final, note=not restart.complete)
             guard = ReplyGuard(self.prompt.instructions())
@@ -235,7 +268,8 @@ class OracleEngine:
                 self._on_prompt(restart, messages)
             # Started under the lock: ``idle`` never sees the restart without its thread.
             self._generation = threading.Thread(target=self._generate,
-                                                args=(generation, messages, guard),
+                                                args=(generation, messages, guard,
+                                                      self._generation),
                                                 daemon=True, name=f'oracle-gen-{restart.reply_id}')
             self._generation.start()
         return restart
@@ -287,6 +321,22 @@ class OracleEngine:
                 return False
         return True
 
+    def _back_off(self, fault: ServerUnavailable, restart: Restart) -> None:
+        """Count a server fault, wait before the next request, keep a recent final (locked)."""
+        self.stats.server_faults[fault.kind] = self.stats.server_faults.get(fault.kind, 0) + 1
+        self._faults_in_a_row += 1
+        wait = BACKOFF_FIRST_S * 2 ** (self._faults_in_a_row - 1)
+        if fault.retry_after_s is not None:
+            wait = fault.retry_after_s
+        self._backoff_until = time.monotonic() + min(wait, BACKOFF_MAX_S)
+        self.stats.backoffs += 1
+        first = self._final_first_try
+        if (restart.final and first is not None
+                and first[0] == (restart.stream, restart.utterance_id)
+                and time.monotonic() - first[1] < FINAL_RETRY_S):
+            self.scheduler.retry(restart)
+            self.stats.finals_retried += 1
+
     def _emit_locked(self, restart: Restart, kind: str, text: str = '', status: str = '') -> None:
         self._emit(OracleEvent(kind, restart.reply_id, restart.utterance_id, restart.revision,
                                text, status, restart.final, self.epoch))
@@ -310,10 +360,16 @@ class OracleEngine:
                 return None
         return None if cancel.is_set() else guard.finish()
 
-    def _generate(self, generation: Generation, messages, guard: ReplyGuard) -> None:
+    def _generate(self, generation: Generation, messages, guard: ReplyGuard,
+                  previous: threading.Thread | None) -> None:
         if self.nice and not generation.restart.final:
             self._lower_priority(generation)
         t0 = time.monotonic()
+        if previous is not None:
+            # One request in flight per robot: the superseded one (cancelled) ends first; a
+            # server's request ends at once, a local model's within a batch. A hung one is
+            # waited for no longer than this.
+            previous.join(PREVIOUS_WAIT_S)
         cancel = generation.cancel
         status = 'complete'
 
@@ -346,6 +402,8 @@ class OracleEngine:
             with self._lock:
                 self.stats.failed += 1
                 self.stats.last_error = f'{type(err).__name__}: {err}'
+                if isinstance(err, ServerUnavailable):
+                    self._back_off(err, generation.restart)
         if guard.cut:
             with self._lock:
                 if guard.cut == LEAK:
@@ -357,6 +415,7 @@ class OracleEngine:
         with self._lock:
             generation.status, generation.cut = status, guard.cut
             if status == 'complete':
+                self._faults_in_a_row = 0
                 self.stats.completed += 1
                 self.stats.answered += generation.restart.final
             elif status == 'cancelled':

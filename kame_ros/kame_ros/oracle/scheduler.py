@@ -105,6 +105,11 @@ class OracleScheduler:
             started is not None and started.final and started.stream == self._stream
             and started.utterance_id == latest.utterance_id)
 
+    def retry(self, restart: Restart) -> None:
+        """Let the next poll start ``restart``'s final again (its reply failed on the server)."""
+        if self._started == restart and restart.final:
+            self._started = None
+
     def poll(self) -> Restart | None:
         """Decide, now, whether to restart; call every ``poll_interval_s``."""
         event = self._latest

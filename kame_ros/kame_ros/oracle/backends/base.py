@@ -19,6 +19,31 @@ class BackendError(RuntimeError):
     """The backend cannot load or cannot answer (clear, user-facing message)."""
 
 
+# Why a server did not answer (ServerUnavailable.kind), as /diagnostics counts them.
+REFUSED = 'refused'  # no connection: the server is down or restarting
+OVERLOADED = 'overloaded'  # 429 / 503: it is up but will not take the request now
+TIMEOUT = 'timeout'  # it accepted the request and went silent
+LOST = 'lost'  # the connection broke, or the stream ended before the reply did
+HTTP_ERROR = 'http_error'  # any other error status
+SERVER_FAULTS = (REFUSED, OVERLOADED, TIMEOUT, LOST, HTTP_ERROR)
+
+
+class ServerUnavailable(BackendError):
+    """
+    A remote server did not answer this time; it may a little later.
+
+    The oracle backs off on these (one server, many robots: retrying at
+    once is what keeps a busy server busy) and keeps ``retry_after_s`` when
+    the server said how long to wait.
+    """
+
+    def __init__(self, kind: str, message: str, retry_after_s: float | None = None) -> None:
+        """``kind``: one of SERVER_FAULTS."""
+        super().__init__(message)
+        self.kind = kind
+        self.retry_after_s = retry_after_s
+
+
 class LLMBackend(ABC):
     """A chat model that streams a reply."""
 
