@@ -44,6 +44,7 @@ setup(
             'kame_ros_bench_memory = kame_ros.bench.memory:main',
             'kame_ros_bench_knowledge = kame_ros.bench.knowledge:main',
             'kame_ros_bench_latency = kame_ros.bench.latency:main',
+            'kame_ros_bench_fleet = kame_ros.bench.fleet:main',
             'kame_ros_bench_hearing = kame_ros.bench.hearing_cli:main',
             'kame_ros_fetch_sherpa_model = kame_ros.stt.fetch:main',
         ] + [f'{node} = kame_ros.nodes.{node}:main' for node in NODES],
