@@ -30,14 +30,6 @@ NO_DEPS=(); [ "$DISTRO" = kilted ] && NO_DEPS=(--no-deps)  # Kilted's ros-* whee
 "$VENV/bin/python" -m pip --python "$BUILD_VENV/bin/python" install -q --disable-pip-version-check \
   "${NO_DEPS[@]}" -r "scripts/rosidl/build-$DISTRO.txt" 2>&1 | grep -v '^WARNING: Location' || true
 
-# The ros-* wheels were built under manylinux: their CMake exports name these two paths.
-inc=$("$VENV/bin/python" -c 'import sysconfig; print(sysconfig.get_paths()["include"])')
-numpy=$("$VENV/bin/python" -c 'import numpy, os; print(os.path.dirname(numpy.__file__))')
-SUDO=""; [ "$(id -u)" -ne 0 ] && SUDO=sudo
-$SUDO mkdir -p /opt/python/cp311-cp311/include /opt/python/cp311-cp311/lib/python3.11/site-packages
-$SUDO ln -sfn "$inc" /opt/python/cp311-cp311/include/python3.11
-$SUDO ln -sfn "$numpy" /opt/python/cp311-cp311/lib/python3.11/site-packages/numpy
-
 rm -rf "$WS"
 mkdir -p "$WS"
 (cd "$WS" && bash "$ROOT/scripts/colcon_in_venv.sh" "$VENV" --log-base "$WS/log" build \

@@ -12,8 +12,17 @@ VENV=$(cd "$1" && pwd)
 shift
 SITE="$VENV/lib/python3.11/site-packages"
 TOOLS="$VENV/.rosidl-build"
-OPT=/opt/python/cp311-cp311  # the manylinux paths, linked by scripts/build_interfaces.sh
+OPT=/opt/python/cp311-cp311
 [ -x "$TOOLS/bin/python" ] || { echo "colcon_in_venv: no build tools in $TOOLS (run scripts/setup.sh)" >&2; exit 1; }
+# The ros-* wheels were built under manylinux: their CMake exports name these two paths. They
+# are linked to this venv's on every build: one machine-wide link may still point into another
+# venv, or into one that was removed (CI failed so, after another checkout's venv was deleted).
+inc=$("$VENV/bin/python" -c 'import sysconfig; print(sysconfig.get_paths()["include"])')
+numpy=$("$VENV/bin/python" -c 'import numpy, os; print(os.path.dirname(numpy.__file__))')
+SUDO=""; [ "$(id -u)" -ne 0 ] && SUDO=sudo
+$SUDO mkdir -p "$OPT/include" "$OPT/lib/python3.11/site-packages"
+$SUDO ln -sfn "$inc" "$OPT/include/python3.11"
+$SUDO ln -sfn "$numpy" "$OPT/lib/python3.11/site-packages/numpy"
 libs=$(printf '%s:' "$VENV/lib" "$SITE"/ros_*.libs)
 # The bootstrapper of the ros-* wheels (which re-executes Python with LD_LIBRARY_PATH set) is
 # pre-empted with the same paths.
@@ -26,4 +35,4 @@ exec env -i HOME="$HOME" LANG=C.UTF-8 TERM=dumb \
     --cmake-args -DBUILD_TESTING=OFF -DCMAKE_BUILD_TYPE=Release \
       -DPython3_EXECUTABLE="$TOOLS/bin/python" \
       -DPython3_INCLUDE_DIR="$OPT/include/python3.11" \
-      -DPython3_NumPy_INCLUDE_DIR="$OPT/lib/python3.11/site-packages/numpy/_core/include"
+      -DPython3_NumPy_INCLUDE_DIR="$numpy/_core/include"
