@@ -85,11 +85,15 @@ class OracleStats:
     # A remote server's faults by kind (backends.base.SERVER_FAULTS), and the backing off.
     server_faults: dict[str, int] = field(
         default_factory=lambda: dict.fromkeys(SERVER_FAULTS, 0))
-    backoffs: int = 0
     held_by_backoff: int = 0  # polls skipped while backing off
     finals_retried: int = 0  # finals sent again after the server failed their reply
     # The latest replies only: a robot generates for days (diagnostics show the last 50).
     first_piece_s: deque[float] = field(default_factory=lambda: deque(maxlen=50))
+
+    @property
+    def backoffs(self) -> int:
+        """Return the times the engine backed off: once per server fault."""
+        return sum(self.server_faults.values())
 
 
 @dataclass
@@ -329,7 +333,6 @@ class OracleEngine:
         if fault.retry_after_s is not None:
             wait = fault.retry_after_s
         self._backoff_until = time.monotonic() + min(wait, BACKOFF_MAX_S)
-        self.stats.backoffs += 1
         first = self._final_first_try
         if (restart.final and first is not None
                 and first[0] == (restart.stream, restart.utterance_id)
