@@ -19,6 +19,10 @@ OPT=/opt/python/cp311-cp311
 # venv, or into one that was removed (CI failed so, after another checkout's venv was deleted).
 inc=$("$VENV/bin/python" -c 'import sysconfig; print(sysconfig.get_paths()["include"])')
 numpy=$("$VENV/bin/python" -c 'import numpy, os; print(os.path.dirname(numpy.__file__))')
+# One build at a time on the machine (CI builds the two distributions' venvs at once): the lock
+# is held by colcon itself (fd 9 survives the exec below) until the build ends.
+exec 9>"${TMPDIR:-/tmp}/kame_ros_colcon_in_venv.lock"
+flock 9
 SUDO=""; [ "$(id -u)" -ne 0 ] && SUDO=sudo
 $SUDO mkdir -p "$OPT/include" "$OPT/lib/python3.11/site-packages"
 $SUDO ln -sfn "$inc" "$OPT/include/python3.11"

@@ -18,7 +18,6 @@ import time
 import numpy as np
 import py_trees
 from py_trees.common import Status
-import pytest
 
 from kame_ros.audio.frames import FRAME_SAMPLES
 from kame_ros.behaviours import Say, SetMuted, WaitForUtterance
@@ -69,7 +68,6 @@ def wait(condition, timeout: float, what: str) -> None:
         time.sleep(0.05)
 
 
-@pytest.mark.once
 def test_client_and_trees_say_listen_act_cancel_mute(ros, processes, tmp_path):
     params = tmp_path / 'oracle.yaml'
     params.write_text(json.dumps({'oracle': {'ros__parameters': {

@@ -19,7 +19,6 @@ def finals(transcript: str) -> list[str]:
     return [re.sub(r'^- [0-9.]+ s: ', '', line) for line in section.strip().splitlines()]
 
 
-@pytest.mark.once
 def test_agent_answers_then_bag_replay_gives_same_transcripts(processes, tmp_path):
     write_wav(tmp_path / 'question.wav', hibari_speech('What is the capital of France?'))
     first = processes.start('kame_ros_agent', '--input', str(tmp_path / 'question.wav'),

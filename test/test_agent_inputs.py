@@ -131,7 +131,6 @@ def burn(stop) -> None:
 
 
 @pytest.mark.slow
-@pytest.mark.once
 def test_run_waits_for_the_answer_under_heavy_load(tmp_path):
     write_wav(tmp_path / 'q.wav', hibari_speech(QUESTION))
     stop = multiprocessing.Event()
@@ -153,7 +152,6 @@ def test_run_waits_for_the_answer_under_heavy_load(tmp_path):
 
 
 @pytest.mark.slow
-@pytest.mark.once
 def test_faster_than_real_time_keeps_the_input_time(tmp_path):
     """--realtime-factor 0: a 40 s recording in far less wall time, timeline on its own time."""
     speech = hibari_speech(QUESTION)
@@ -176,7 +174,6 @@ def test_faster_than_real_time_keeps_the_input_time(tmp_path):
 
 
 @pytest.mark.slow
-@pytest.mark.once
 def test_unfinished_conversation_is_an_error_at_the_bound(tmp_path):
     """An oracle server that accepts and never answers: the run ends at the bound, exit 1."""
     import socket

@@ -142,7 +142,7 @@ class Speaker:
 
 @pytest.mark.parametrize('rate, channels, sample_format, chunk, reliability', [
     (16000, 1, 'S16LE', 1024, ReliabilityPolicy.BEST_EFFORT),
-    pytest.param(48000, 2, 'S32LE', 4800, ReliabilityPolicy.RELIABLE, marks=pytest.mark.once),
+    (48000, 2, 'S32LE', 4800, ReliabilityPolicy.RELIABLE),
 ], ids=['audio_capture_16k_best_effort', '48k_stereo_reliable'])
 def test_agent_hears_audio_capture_and_speaks_to_audio_play(
         ros, processes, tmp_path, rate, channels, sample_format, chunk, reliability):
@@ -252,7 +252,6 @@ def write_audio_capture_bag(path: Path, speech16k: np.ndarray, with_info: bool =
     writer.close()
 
 
-@pytest.mark.once
 def test_agent_answers_a_bag_recorded_from_audio_capture(tmp_path):
     pytest.importorskip('audio_common_msgs')
     speech = resample(hibari_speech(QUESTION).astype(np.float32) / 32768, 24000, 16000)

@@ -4,10 +4,7 @@
 import subprocess
 import sys
 
-import pytest
 
-
-@pytest.mark.once
 def test_transport_benchmark_prints_table(tmp_path, domain_id):
     out = subprocess.run([sys.executable, '-m', 'kame_ros.bench.transport', '--frames', '12',
                           '--domain-id', str(domain_id), '--out', str(tmp_path)],

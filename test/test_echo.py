@@ -34,7 +34,6 @@ def scenario():
 
 
 @pytest.mark.parametrize('cancel', [True, False])
-@pytest.mark.once
 def test_echo_does_not_start_a_turn_but_barge_in_does(ros, processes, cancel):
     speaker, mic, user_t = scenario()
     processes.start('stt', '--ros-args', '-p', f'echo_cancel:={str(cancel).lower()}')

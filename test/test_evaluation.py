@@ -9,7 +9,6 @@ import pytest
 pytest.importorskip('llama_cpp', reason='scripts/setup.sh installs llama-cpp-python')
 
 
-@pytest.mark.once
 def test_evaluation_prints_three_rows(tmp_path, domain_id):
     out = subprocess.run([sys.executable, '-m', 'kame_ros.tools.evaluate', '--questions', '2',
                           '--out', str(tmp_path)], capture_output=True, text=True, timeout=600)

@@ -109,7 +109,6 @@ def wait_active(processes, proc, line: str, timeout: float = 120.0) -> None:
     time.sleep(2.0)  # activation and DDS matching with the running nodes
 
 
-@pytest.mark.once
 def test_nodes_restarted_mid_conversation(talk, processes):
     stt = processes.start('stt')
     oracle = processes.start(*ORACLE)
@@ -138,7 +137,6 @@ def tone(token: str, seconds: float) -> np.ndarray:
     return (8000 * np.sin(2 * np.pi * band_tone_hz(token) * t)).astype(np.int16)
 
 
-@pytest.mark.once
 def test_stt_engine_failure_is_survived_and_rebuilt(talk, processes, tmp_path):
     # A model whose positional table lasts ~4.5 s of one stream, as a real WeNet model's does
     # (longer): a 10 s utterance makes onnxruntime fail inside sherpa-onnx's decode.

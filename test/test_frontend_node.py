@@ -69,7 +69,6 @@ def oracle_publisher(ros):
 
 
 @pytest.mark.parametrize('runtime', ['torch', 'onnx'])
-@pytest.mark.once
 def test_moshi_frontend_frames_out_equal_frames_in(ros, processes, tmp_path, kame_dir, runtime):
     pub, send, texts = oracle_publisher(ros)
 

@@ -65,7 +65,6 @@ def test_bad_arguments_are_one_line_and_fail_before_any_model_loads(
                                        message)
 
 
-@pytest.mark.once
 def test_a_short_run_writes_the_table_and_the_plot(processes, tmp_path):
     """One question in three voices, clean and with the agent talking alone, then over the user."""
     out = tmp_path / 'h'

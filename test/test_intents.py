@@ -30,7 +30,6 @@ def test_allowlist_entries_parse_and_typos_are_refused():
         parse_allowlist(ALLOWLIST + ['stop() = halt'])
 
 
-@pytest.mark.once
 def test_embedded_llm_picks_allowlisted_commands_and_nothing_else():
     # The scorer the oracle node builds for its default model (and for an offboard server).
     backend = make_backend('transformers', INTENT_MODEL, quantization='none')
@@ -51,7 +50,6 @@ def test_embedded_llm_picks_allowlisted_commands_and_nothing_else():
     assert got == expected, proposer.last_scores
 
 
-@pytest.mark.once
 def test_only_allowed_intents_reach_dds(ros, processes, tmp_path):
     params = tmp_path / 'oracle.yaml'
     params.write_text(json.dumps({'oracle': {'ros__parameters': {

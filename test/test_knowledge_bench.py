@@ -64,7 +64,6 @@ def test_bad_arguments_are_one_line_and_fail_before_any_model_loads(
                                        message)
 
 
-@pytest.mark.once
 def test_two_spoken_questions_through_the_whole_agent(processes, tmp_path):
     pytest.importorskip('llama_cpp', reason='scripts/setup.sh installs llama-cpp-python')
     out = tmp_path / 'k'
@@ -80,7 +79,6 @@ def test_two_spoken_questions_through_the_whole_agent(processes, tmp_path):
     assert '| qwen2.5-coder-1.5b (embedded) | hibari |' in (out / 'knowledge.md').read_text()
 
 
-@pytest.mark.once
 def test_text_mode_screens_a_model_without_speech_and_refuses_a_missing_one(processes, tmp_path):
     pytest.importorskip('llama_cpp', reason='scripts/setup.sh installs llama-cpp-python')
     out = tmp_path / 'text'

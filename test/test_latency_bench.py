@@ -83,7 +83,6 @@ def test_bad_arguments_are_one_line_and_fail_before_any_model_loads(
 
 
 @pytest.mark.slow
-@pytest.mark.once
 def test_three_voices_through_the_agent_and_both_cascades(processes, tmp_path):
     pytest.importorskip('llama_cpp', reason='scripts/setup.sh installs llama-cpp-python')
     out = tmp_path / 'l'

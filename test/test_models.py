@@ -230,7 +230,6 @@ def test_the_agent_and_the_nodes_refuse_a_bad_model_before_loading(tmp_path, pro
     assert f'{onnx}: sha256' in log and 'Traceback' not in log
 
 
-@pytest.mark.once
 def test_an_offline_robot_answers_from_an_exported_folder_without_the_model_wheels(
         tmp_path, domain_id):
     export = models_cli('export', str(tmp_path / 'robot-models'))

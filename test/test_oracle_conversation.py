@@ -31,7 +31,6 @@ def letters(text: str) -> str:
 
 @pytest.mark.slow
 @pytest.mark.parametrize('frontend', ['tts', 'kame'])
-@pytest.mark.once
 def test_prompt_carries_both_sides_of_the_conversation(ros, processes, tmp_path, frontend):
     if frontend == 'kame':
         args = ['-p', f'checkpoint:={save_checkpoint(tmp_path / "kame", kame=True)}']

@@ -12,7 +12,6 @@ from oracle_harness import OracleDriver
 from typed_msgs import stamp_ns
 
 
-@pytest.mark.once
 def test_restart_rules_order_and_rate_limit_over_dds(ros, processes, tiny_llama):
     oracle = processes.start('oracle', '--ros-args', '-p', 'backend:=transformers',
                              '-p', f'model:={tiny_llama}', '-p', 'quantization:=none',

@@ -54,7 +54,6 @@ class LlamaServer:
             self.proc.wait(10)
 
 
-@pytest.mark.once
 def test_offboard_server_answers_survives_hang_and_death(ros, processes, tmp_path):
     port = free_port()
     server = LlamaServer(port, open(tmp_path / 'server.log', 'w'))

@@ -16,7 +16,6 @@ import pytest
 pytest.importorskip('llama_cpp', reason='scripts/setup.sh installs llama-cpp-python')
 
 
-@pytest.mark.once
 def test_a_minute_at_real_time_loses_no_frame_and_answers_every_turn(tmp_path, domain_id):
     # One minute (three before the second distribution joined CI, then two): CI's 35-minute
     # budget. Hours at real time are kame_ros_soak's job (docs/measurements.md).

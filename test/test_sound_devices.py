@@ -22,7 +22,6 @@ def pulse(tmp_path_factory):
     server.stop()
 
 
-@pytest.mark.once
 def test_capture_hears_a_tone(pulse, processes, tmp_path, ros):
     capture = processes.start('audio_capture', env=pulse.env)
     sink = processes.start('wav_sink', '--ros-args', '-p', f'path:={tmp_path / "mic.wav"}',
@@ -46,7 +45,6 @@ def test_capture_hears_a_tone(pulse, processes, tmp_path, ros):
     assert 'capturing from' in log and 'Traceback' not in log
 
 
-@pytest.mark.once
 def test_playback_plays_a_tone(pulse, processes, tmp_path):
     write_wav(tmp_path / 'tone.wav', tone(1000.0, 2.0))
     playback = processes.start('audio_playback', env=pulse.env)
@@ -65,7 +63,6 @@ def test_playback_plays_a_tone(pulse, processes, tmp_path):
     assert 'playing to' in processes.log(playback)
 
 
-@pytest.mark.once
 def test_missing_device_one_clear_error_and_retries(pulse, processes):
     capture = processes.start('audio_capture', '--ros-args', '-p', 'device:=no_such_mic',
                               '-p', 'retry_period_s:=0.2', env=pulse.env)
@@ -78,7 +75,6 @@ def test_missing_device_one_clear_error_and_retries(pulse, processes):
     assert 'input devices:' in log and 'Traceback' not in log
 
 
-@pytest.mark.once
 def test_capture_survives_device_loss(processes, ros, tmp_path):
     server = PulseServer(tmp_path / 'pulse')
     server.start()

@@ -5,7 +5,6 @@ import time
 
 from kame_ros_interfaces.msg import AudioFrame
 import numpy as np
-import pytest
 
 from kame_ros.audio.wav import write_wav
 from kame_ros.ros.topics import DIAGNOSTICS, MIC_AUDIO, STT_FINAL, STT_PARTIAL, USER_SPEAKING
@@ -41,7 +40,6 @@ def play(processes, tmp_path, audio, stt_args, factor='1.0'):
     assert source.wait(timeout=300) == 0, processes.log(source)
 
 
-@pytest.mark.once
 def test_word_error_rate_of_finals_over_dds(ros, processes, tmp_path):
     voices = {'hibari (neural)': [hibari_speech(s) for s in SENTENCES],
               'espeak-ng en-us': [espeak_speech(s, 'en-us', tmp_path) for s in SENTENCES[:3]],

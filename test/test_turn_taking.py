@@ -43,7 +43,6 @@ def recording() -> tuple[np.ndarray, list[float]]:
     return np.concatenate(pieces), starts
 
 
-@pytest.mark.once
 def test_pauses_inside_a_question_give_one_acknowledgement_and_one_answer(processes, tmp_path):
     audio, starts = recording()
     write_wav(tmp_path / 'paused.wav', audio)
