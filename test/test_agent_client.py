@@ -29,6 +29,7 @@ from kame_ros.tools.greeter import greeter_tree, tick_until_done
 from kame_ros.wire.messages import SayStatus
 from oracle_harness import ALLOWLIST
 from speech_fixtures import hibari_speech
+from typed_msgs import every_sample
 
 GREETER = Path(sys.executable).parent / 'kame_ros_greeter'
 
@@ -84,7 +85,7 @@ def test_client_and_trees_say_listen_act_cancel_mute(ros, processes, tmp_path):
     finals, acted, turns = [], [], []
     client.on_final(finals.append)
     node.create_subscription(AGENT_STATE.msg_type, AGENT_STATE.name,
-                             lambda m: turns.append(Turn(m.state)), AGENT_STATE.qos)
+                             lambda m: turns.append(Turn(m.state)), every_sample(AGENT_STATE))
     mic = Mic(ros)
     try:
         assert client.wait_until_active(180), 'the front-end became active'

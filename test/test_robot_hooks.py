@@ -27,7 +27,7 @@ from kame_ros.stt.events import TranscriptEvent
 from kame_ros.wire.messages import SayStatus
 from kame_ros.words import words
 from polling import wait_for
-from typed_msgs import typed
+from typed_msgs import every_sample, typed
 
 LONG = ('This is a long announcement about the robot, the kitchen, the charging station '
         'and the garden, which goes on for several seconds so that it can be cancelled.')
@@ -82,11 +82,11 @@ def test_say_action_from_the_cli_gives_word_feedback_and_a_spoken_result(
     node, client, sink = start_voice(ros, processes, tmp_path, 14)
     speaking, said, states = [], [], []
     node.create_subscription(AGENT_SPEAKING.msg_type, AGENT_SPEAKING.name,
-                             lambda m: speaking.append(m.data), AGENT_SPEAKING.qos)
+                             lambda m: speaking.append(m.data), every_sample(AGENT_SPEAKING))
     node.create_subscription(FRONTEND_TEXT.msg_type, FRONTEND_TEXT.name, said.append,
                              FRONTEND_TEXT.qos)
     node.create_subscription(AGENT_STATE.msg_type, AGENT_STATE.name,
-                             lambda m: states.append(m.state), AGENT_STATE.qos)
+                             lambda m: states.append(m.state), every_sample(AGENT_STATE))
     out = subprocess.run([*SEND_GOAL, "{text: 'Hello there, I have arrived at the kitchen.'}",
                           '--feedback'], capture_output=True, text=True, timeout=60,
                          env=dict(os.environ))
@@ -154,7 +154,7 @@ def test_mute_ends_goals_muted_and_unmute_speaks_again(ros, processes, tmp_path)
     node, client, sink = start_voice(ros, processes, tmp_path, 14)
     enabled = []
     node.create_subscription(AGENT_ENABLED.msg_type, AGENT_ENABLED.name,
-                             lambda m: enabled.append(m.data), AGENT_ENABLED.qos)
+                             lambda m: enabled.append(m.data), every_sample(AGENT_ENABLED))
     enable = node.create_client(SetBool, ENABLE_SERVICE)
     assert enable.wait_for_service(timeout_sec=60)
 
@@ -186,7 +186,7 @@ def test_the_users_turn_ends_a_goal_interrupted_unless_it_is_not_interruptible(
     user = node.create_publisher(USER_SPEAKING.msg_type, USER_SPEAKING.name, USER_SPEAKING.qos)
     states = []
     node.create_subscription(AGENT_STATE.msg_type, AGENT_STATE.name,
-                             lambda m: states.append(m.state), AGENT_STATE.qos)
+                             lambda m: states.append(m.state), every_sample(AGENT_STATE))
     assert wait_for(lambda: final.get_subscription_count() >= 1, 30)
     # agent/state through a turn with the voice idle: the user speaks, stops, their final
     # comes (thinking until the agent sounds: here the acknowledgement), then idle.

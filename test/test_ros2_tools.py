@@ -94,12 +94,19 @@ def stop(proc: subprocess.Popen) -> int:
 
 
 def niceness(*markers: str) -> list[int]:
-    """CPU nice values of the running processes whose command line has every marker."""
+    """
+    CPU nice values of this test's processes whose command line has every marker.
+
+    This test's: on its DDS domain (CI runs two test runs at once, and the
+    other one's launch may run a node of the same name).
+    """
+    domain = f'ROS_DOMAIN_ID={os.environ["ROS_DOMAIN_ID"]}'.encode()
     found = []
     for cmdline in Path('/proc').glob('[0-9]*/cmdline'):
         try:
             args = cmdline.read_bytes().split(b'\0')
-            if all(m.encode() in args for m in markers):
+            if (all(m.encode() in args for m in markers)
+                    and domain in (cmdline.parent / 'environ').read_bytes().split(b'\0')):
                 found.append(os.getpriority(os.PRIO_PROCESS, int(cmdline.parent.name)))
         except (FileNotFoundError, ProcessLookupError):
             continue  # it ended while we looked

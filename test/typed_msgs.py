@@ -4,6 +4,8 @@
 import time
 from typing import Any
 
+from rclpy.qos import HistoryPolicy, QoSProfile
+
 from kame_ros.ros.audio_msg import ns_to_stamp, stamp_to_ns
 from kame_ros.ros.topics import Topic
 
@@ -23,3 +25,15 @@ def read(topic: Topic, msg: Any) -> Any:
 def stamp_ns(msg: Any) -> int:
     """Return a message's header stamp in nanoseconds."""
     return stamp_to_ns(msg.header.stamp)
+
+
+def every_sample(topic: Topic) -> QoSProfile:
+    """
+    Return ``topic``'s QoS with a history that keeps every sample until the test reads it.
+
+    The state topics keep only their latest sample (latched, depth 1): a
+    test that asserts a sequence of states lost one when its executor was
+    slow (CI runs two test runs at once) and the next state came first.
+    """
+    return QoSProfile(history=HistoryPolicy.KEEP_LAST, depth=100,
+                      reliability=topic.qos.reliability, durability=topic.qos.durability)
