@@ -24,14 +24,14 @@ BIN = Path(sys.executable).parent
 # domain is the whole run's: a test that starts the agent without the fixture below would
 # otherwise meet the other run's agent on domain 0 (each heard the other's voice).
 _first, _last = (int(n) for n in os.environ.get('KAME_TEST_DOMAINS', '1-200').split('-'))
-_domain_ids = itertools.count((os.getpid() * 7) % (_last - _first + 1))
-os.environ['ROS_DOMAIN_ID'] = str(_first + next(_domain_ids) % (_last - _first + 1))
+_domain_ids = (_first + n % (_last - _first + 1) for n in itertools.count(os.getpid() * 7))
+os.environ['ROS_DOMAIN_ID'] = str(next(_domain_ids))
 
 
 @pytest.fixture
 def domain_id(monkeypatch) -> int:
     """Give the test a DDS domain of its own, inherited by the processes it starts."""
-    did = _first + next(_domain_ids) % (_last - _first + 1)
+    did = next(_domain_ids)
     monkeypatch.setenv('ROS_DOMAIN_ID', str(did))
     monkeypatch.setenv('ROS_AUTOMATIC_DISCOVERY_RANGE', 'LOCALHOST')
     return did
