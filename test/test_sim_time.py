@@ -47,12 +47,14 @@ def test_bag_replay_with_clock_stamps_on_bag_time(ros, processes, tmp_path):
                               lambda m: frames.append(m.header.stamp.sec * 10**9
                                                       + m.header.stamp.nanosec),
                               SPEAKER_AUDIO.qos)
-    processes.start('stt', '--ros-args', '-p', 'use_sim_time:=true')
+    stt = processes.start('stt', '--ros-args', '-p', 'use_sim_time:=true')
     processes.start('frontend', '--ros-args', '-p', 'backend:=tts', '-p', 'use_sim_time:=true')
     play = processes.start('bag_play', '--ros-args', '-p', f'path:={tmp_path / "bag"}',
                            '-p', 'clock:=true', '-p', 'wait_for_subscribers:=2')
     assert play.wait(timeout=120) == 0, processes.log(play)
-    assert wait_for(lambda: finals, 10), 'the question was transcribed'
+    # Whisper decodes after the endpoint: on a loaded machine (CI runs two distributions at
+    # once) that takes seconds; the test is about the stamps, not the speed.
+    assert wait_for(lambda: finals, 60), f'the question was transcribed: {processes.log(stt)}'
     final = finals[0]
     assert final.text == 'What is the capital of France?'
     # Envelope stamp (node clock = /clock) and audio span: all on the bag's time.

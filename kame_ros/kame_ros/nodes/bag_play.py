@@ -37,7 +37,12 @@ class BagPlay(Node):
                             0.01, 100.0)
         self.wait_for_subscribers = declare(
             self, 'wait_for_subscribers', 0,
-            'Hold playback until every replayed topic has this many subscribers', 0, 100)
+            'Hold playback until every replayed topic has this many subscribers '
+            '(then start_delay_s)', 0, 100)
+        self.start_delay_s = declare(
+            self, 'start_delay_s', 1.0,
+            'Wait before the first message so subscribers can match (DDS discovery is not '
+            'symmetric: a subscriber this node sees may not see it yet)', 0.0, 600.0)
         clock = declare(self, 'clock', False,
                         "Publish the bag's time on /clock (for nodes with use_sim_time)")
         remap_to = declare(self, 'remap_to', '',
@@ -70,6 +75,8 @@ class BagPlay(Node):
         while self.playback.subscriber_count() < self.wait_for_subscribers:
             if self.finished.wait(0.05):
                 return
+        if self._stop.wait(self.start_delay_s):
+            return
         self.get_logger().info(f'playing {len(self.playback.messages)} messages '
                                f'from {self.path}')
         self.playback.start()
