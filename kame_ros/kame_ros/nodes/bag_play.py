@@ -19,6 +19,7 @@ from kame_ros.ros.bag import bag_types, BagPlayback
 from kame_ros.ros.diagnostics import Diagnostics, ERROR, Health, OK
 from kame_ros.ros.params import declare
 from kame_ros.ros.spin import run_nodes
+from kame_ros.ros.start_hold import StartHold
 from kame_ros.ros.topics import AGENT_TOPICS, MIC_AUDIO
 
 KNOWN_QOS = {f'/{t.name}': t.qos for t in AGENT_TOPICS}
@@ -35,14 +36,7 @@ class BagPlay(Node):
                          'Topics to replay (absolute names); others in the bag are skipped')
         self.rate = declare(self, 'rate', 1.0, 'Playback speed (1.0 = original timing)',
                             0.01, 100.0)
-        self.wait_for_subscribers = declare(
-            self, 'wait_for_subscribers', 0,
-            'Hold playback until every replayed topic has this many subscribers '
-            '(then start_delay_s)', 0, 100)
-        self.start_delay_s = declare(
-            self, 'start_delay_s', 1.0,
-            'Wait before the first message so subscribers can match (DDS discovery is not '
-            'symmetric: a subscriber this node sees may not see it yet)', 0.0, 600.0)
+        self.start_hold = StartHold.declare(self)
         clock = declare(self, 'clock', False,
                         "Publish the bag's time on /clock (for nodes with use_sim_time)")
         remap_to = declare(self, 'remap_to', '',
@@ -72,10 +66,7 @@ class BagPlay(Node):
             self._starter.start()
 
     def _start(self) -> None:
-        while self.playback.subscriber_count() < self.wait_for_subscribers:
-            if self.finished.wait(0.05):
-                return
-        if self._stop.wait(self.start_delay_s):
+        if not self.start_hold.wait(self.playback.subscriber_count, self._stop):
             return
         self.get_logger().info(f'playing {len(self.playback.messages)} messages '
                                f'from {self.path}')

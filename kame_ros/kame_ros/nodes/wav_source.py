@@ -24,6 +24,7 @@ from kame_ros.ros.audio_out import AudioOutput
 from kame_ros.ros.diagnostics import Diagnostics, ERROR, Health, OK
 from kame_ros.ros.params import declare
 from kame_ros.ros.spin import run_nodes
+from kame_ros.ros.start_hold import StartHold
 from kame_ros.ros.topics import MIC_AUDIO, MIC_INFO
 
 
@@ -40,13 +41,7 @@ class WavSource(Node):
             'Pace relative to real time: 1.0 = 12.5 frames/s, 0.0 = as fast as possible',
             0.0, 1000.0)
         self.loop = declare(self, 'loop', False, 'Start the file again when it ends')
-        self.start_delay_s = declare(self, 'start_delay_s', 1.0,
-                                     'Wait before the first frame so subscribers can match',
-                                     0.0, 600.0)
-        self.wait_for_subscribers = declare(
-            self, 'wait_for_subscribers', 0,
-            'Hold the first frame until this many subscribers matched (then start_delay_s)',
-            0, 100)
+        self.start_hold = StartHold.declare(self)
         self.trailing_silence_s = declare(
             self, 'trailing_silence_s', 0.0,
             'Keep publishing silence this long after the file, as an open microphone would',
@@ -82,10 +77,7 @@ class WavSource(Node):
             self._thread.start()
 
     def _run(self) -> None:
-        while self.out.subscriber_count() < self.wait_for_subscribers:
-            if self._stop.wait(0.05):
-                return
-        if self._stop.wait(self.start_delay_s):
+        if not self.start_hold.wait(self.out.subscriber_count, self._stop):
             return
         # Paced on the wall clock (scaled by realtime_factor). Stamped on the node clock: with
         # /clock published here, the file's own time (every node then runs on it, whatever
