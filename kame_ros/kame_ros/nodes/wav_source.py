@@ -56,7 +56,7 @@ class WavSource(Node):
         self.file_done = threading.Event()
         self.finished = threading.Event()
         self._stop = threading.Event()
-        self._error = ''
+        self.error = ''
         self._frames = []
         try:
             assembler = FrameAssembler()
@@ -64,8 +64,8 @@ class WavSource(Node):
             self._silence = [np.zeros(FRAME_SAMPLES, np.int16)] * round(
                 self.trailing_silence_s * 1e9 / FRAME_NS)
         except (OSError, ValueError) as err:
-            self._error = f'cannot read WAV {self.path!r}: {err}'
-            self.get_logger().error(self._error)
+            self.error = f'cannot read WAV {self.path!r}: {err}'
+            self.get_logger().error(self.error)
             self.finished.set()
         self.out = AudioOutput(self, MIC_AUDIO, self.frame_id, MIC_INFO,
                                {'source': 'wav', 'path': self.path})
@@ -114,8 +114,8 @@ class WavSource(Node):
         self.finished.set()
 
     def _health(self) -> Health:
-        if self._error:
-            return Health(ERROR, self._error)
+        if self.error:
+            return Health(ERROR, self.error)
         return Health(OK, 'finished' if self.finished.is_set() else 'playing',
                       {'frames_published': self.out.seq, 'frames_in_file': len(self._frames)})
 

@@ -9,6 +9,8 @@ load in one node's lifecycle callback can never stall another node's audio
 callbacks. Nodes that have a natural end (a WAV source that played its
 file, a sink that went idle) expose a ``finished`` event; the process exits
 once every such node has finished, or runs until Ctrl-C if none has an end.
+Such a node that ended on an error (its ``error``: a file it cannot read)
+makes the process exit non-zero, so a script or launch file sees it.
 """
 import os
 from pathlib import Path
@@ -19,7 +21,7 @@ import time
 from typing import Sequence
 
 import rclpy
-from rclpy.exceptions import InvalidParameterValueException
+from rclpy.exceptions import InvalidParameterTypeException, InvalidParameterValueException
 from rclpy.executors import ExternalShutdownException, SingleThreadedExecutor
 from rclpy.node import Node
 from rclpy.signals import SignalHandlerOptions
@@ -149,8 +151,12 @@ def run_nodes(node_classes: Sequence[type], args: list[str] | None = None) -> No
     try:
         try:
             nodes = [cls() for cls in node_classes]
-        except InvalidParameterValueException as err:  # a YAML or -p value out of its range
+        except (InvalidParameterValueException, InvalidParameterTypeException) as err:
+            # a YAML or -p value out of its range, or of the wrong type (1 for a float)
             sys.exit(f'{Path(sys.argv[0]).name}: {err}')
         spin_until_finished(nodes)
+        if any(getattr(n, 'finished', None) is not None and getattr(n, 'error', '')
+               for n in nodes):
+            sys.exit(1)  # the node logged why
     finally:
         rclpy.try_shutdown()
