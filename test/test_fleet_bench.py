@@ -17,15 +17,16 @@ def test_the_fleet_benchmark_counts_what_robots_and_server_did(tmp_path):
     assert run.returncode == 0, run.stdout[-2000:] + run.stderr[-2000:]
     results = json.loads((out / 'fleet.json').read_text())
     rows = results['rows']
-    assert [(r['robots'], r['guesses']) for r in rows] == [(1, True), (1, False),
-                                                           (2, True), (2, False)]
+    assert [(r['robots'], r['guesses']) for r in rows] == [(1, 'on'), (1, 'off'),
+                                                           (2, 'on'), (2, 'off')]
     for row in rows:
         assert row['finals'] == row['robots']
         assert len(row['first_text_s']) == row['finals'], 'every final answered'
         assert not any(row['faults'].values()) and row['failed'] == 0
         assert 0 < row['used_tokens'] <= row['generated_tokens'], row
         assert row['prompt_tokens'] > 0
-        if row['guesses']:
+        assert row['held'] == row['continued'] == 0, "llama-cpp-python's rows hold nothing"
+        if row['guesses'] == 'on':
             assert row['started'] > row['finals'], 'the partials were guessed on'
         else:
             assert row['started'] == row['finals'], 'finals only: one request each'

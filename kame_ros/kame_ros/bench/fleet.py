@@ -22,7 +22,10 @@ tokens of the answers the robots used. Every N runs with guesses (the
 oracle on every partial, as KAME does) and without (finals only): the
 difference is the price of speculation on a shared server. With
 ``--llama-server BINARY`` the small model's rows run again on llama.cpp's
-own server, a slot per robot (requests decoded side by side). Last, one robot
+own server, a slot per robot (requests decoded side by side), and once
+more with guesses held after their opening (``hold_guesses``: the rest is
+written only for a final that confirms the guess; llama-server continues
+a reply, llama-cpp-python's server cannot). Last, one robot
 cancels requests at random moments of a long prompt's evaluation and of
 its reply, and the server's counters say how many tokens it generated for
 each after the cancel.
@@ -54,16 +57,17 @@ PERIOD_S = 9.5  # one question and its answer window in the recording
 ANSWER_WAIT_S = 30.0  # after the last final, how long answers may still come
 MAX_ROBOTS = 32
 SLOT_CONTEXT = 4096  # llama-server: tokens of context per slot
+GUESSES = ('on', 'held', 'off')
 
 
 @dataclass
 class FleetRow:
-    """One run: a model, N robots, guesses on or off, and what the server and robots saw."""
+    """One run: a model, N robots, how they guess, and what the server and robots saw."""
 
     model: str
     server: str
     robots: int
-    guesses: bool
+    guesses: str  # GUESSES: on, held (after their opening) or off (finals only)
     first_text_s: list[float] = field(default_factory=list)  # per answered final
     finals: int = 0
     started: int = 0
@@ -74,6 +78,8 @@ class FleetRow:
     generated_tokens: float = 0.0
     used_tokens: int = 0  # of the answers the robots' finals got
     faults: dict[str, int] = field(default_factory=dict)
+    held: int = 0  # guesses stopped after their opening
+    continued: int = 0  # ... then written on for their final (a request each)
 
     def p(self, q: float) -> float:
         """Return a percentile of the first-text times (NaN with none)."""
@@ -110,14 +116,15 @@ def robot_script(index: int, questions: int) -> list[tuple[float, bool, str]]:
 class ReplayRobot:
     """One robot: its oracle engine on the server, fed the recorded transcripts on time."""
 
-    def __init__(self, index: int, base_url: str, alias: str, offset_s: float, guesses: bool,
+    def __init__(self, index: int, base_url: str, alias: str, offset_s: float, guesses: str,
                  questions: int, max_tokens: int) -> None:
-        """Build the engine (nothing is sent before ``start``)."""
+        """Build the engine (nothing is sent before ``start``); ``guesses``: one of GUESSES."""
         self.offset_s = offset_s
-        self.guesses = guesses
+        self.guesses = guesses != 'off'
         self.script = robot_script(index, questions)
         self.engine = OracleEngine(OpenAIBackend(base_url, alias, timeout_s=60.0, max_retries=0),
-                                   self._emit, max_tokens=max_tokens)
+                                   self._emit, max_tokens=max_tokens,
+                                   hold_guesses=guesses == 'held')
         self.engine.set_context(f'You are robot {index + 1}, in room {101 + index}.')
         self.submitted: dict[int, float] = {}  # utterance -> when its final was handed in
         self.first_text: dict[int, float] = {}  # utterance -> its answer's first text
@@ -214,7 +221,7 @@ class Server:
         self.proc.wait(10)
 
 
-def run_row(server: Server, model: str, robots: int, guesses: bool, questions: int,
+def run_row(server: Server, model: str, robots: int, guesses: str, questions: int,
             max_tokens: int, count_tokens, seed: int) -> FleetRow:
     """Replay the conversation on ``robots`` robots at once; return the row."""
     rng = random.Random(seed)
@@ -236,7 +243,9 @@ def run_row(server: Server, model: str, robots: int, guesses: bool, questions: i
         row.finals += len(robot.submitted)
         row.first_text_s += [robot.first_text[u] - t for u, t in robot.submitted.items()
                              if u in robot.first_text]
-        row.started += stats.restarts
+        row.started += stats.restarts + stats.continued
+        row.held += stats.held
+        row.continued += stats.continued
         row.cancelled += stats.cancelled
         row.completed += stats.completed
         row.failed += stats.failed
@@ -322,6 +331,7 @@ def table(rows: list[FleetRow]) -> str:
     head = ['model', 'server', 'robots', 'guesses', 'finals answered',
             'first reply text p50 / p90 s',
             'p90 / N=1 p90', 'requests started / cancelled / completed / failed',
+            'guesses held / continued',
             'server prompt tokens', 'server generated tokens', 'answer tokens used',
             'generated / used']
     lines = ['| ' + ' | '.join(head) + ' |', '|' + '---|' * len(head)]
@@ -329,11 +339,11 @@ def table(rows: list[FleetRow]) -> str:
         one = next((b for b in rows if (b.model, b.server, b.guesses) ==
                     (r.model, r.server, r.guesses) and b.robots == 1), r)
         lines.append('| ' + ' | '.join([
-            r.model, r.server, str(r.robots), 'on' if r.guesses else 'off',
+            r.model, r.server, str(r.robots), r.guesses,
             f'{len(r.first_text_s)}/{r.finals}', f'{r.p(50):.2f} / {r.p(90):.2f}',
             f'{r.p(90) / one.p(90):.2f}', f'{r.started} / {r.cancelled} / {r.completed} / '
-            f'{r.failed}', f'{r.prompt_tokens:.0f}', f'{r.generated_tokens:.0f}',
-            str(r.used_tokens),
+            f'{r.failed}', f'{r.held} / {r.continued}', f'{r.prompt_tokens:.0f}',
+            f'{r.generated_tokens:.0f}', str(r.used_tokens),
             f'{r.generated_tokens / r.used_tokens:.1f}' if r.used_tokens else '-']) + ' |')
     return '\n'.join(lines)
 
@@ -345,12 +355,12 @@ def plot(rows: list[FleetRow], path: Path) -> None:
     import matplotlib.pyplot as plt
     fig, ax = plt.subplots(figsize=(7, 4))
     for model, server in dict.fromkeys((r.model, r.server) for r in rows):
-        for guesses in (True, False):
+        for guesses in GUESSES:
             line = sorted((r for r in rows if (r.model, r.server, r.guesses) ==
                            (model, server, guesses)), key=lambda r: r.robots)
             if not line:
                 continue
-            label = f'{model} ({server}), guesses {"on" if guesses else "off"}'
+            label = f'{model} ({server}), guesses {guesses}'
             n = [r.robots for r in line]
             drawn = ax.plot(n, [r.p(50) for r in line], marker='o', label=f'{label} p50')
             ax.plot(n, [r.p(90) for r in line], marker='x', linestyle='--',
@@ -439,9 +449,9 @@ def main(argv: list[str] | None = None) -> None:
             return len(vocab.tokenize(text.encode(), add_bos=False)) if text else 0
         try:
             for robots in counts:
-                for guesses in (True, False):
+                for guesses in GUESSES if binary else ('on', 'off'):
                     print(f'[fleet] {model} on {server.name}: {robots} robot(s), guesses '
-                          f'{"on" if guesses else "off"}...', flush=True)
+                          f'{guesses}...', flush=True)
                     row = run_row(server, model, robots, guesses, opts.questions,
                                   opts.max_tokens, count_tokens, opts.seed)
                     rows.append(row)

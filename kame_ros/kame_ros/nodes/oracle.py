@@ -78,6 +78,10 @@ class OracleNode(LifecycleNode):
         self.generation_nice = declare(self, 'generation_nice', 10,
                                        'CPU niceness of generations on partial transcripts: '
                                        'the STT, on shared cores, ends the turn on time', 0, 19)
+        self.hold_guesses = declare(self, 'hold_guesses', False,
+                                    'Stop a guess once its opening is written; the final that '
+                                    'confirms it has the rest written (a shared server; needs '
+                                    'llm_backend openai and a server that continues a reply)')
         self.max_words = declare(self, 'max_words', 30, 'Reply length asked for in the prompt',
                                  1, 200)
         self.max_turns = declare(self, 'max_turns', 1, 'Finished exchanges remembered', 0, 100)
@@ -99,20 +103,21 @@ class OracleNode(LifecycleNode):
             check(self.scheduler_config)
             backend = build_backend(self.backend_config)
             backend.load(lambda step: self.get_logger().info(f'[{backend.name}] {step}'))
+            prompt = PromptBuilder(self.system_prompt or SYSTEM_PROMPT, self.max_words,
+                                   self.max_turns)
+            engine = OracleEngine(backend, self._publish, OracleScheduler(self.scheduler_config),
+                                  prompt, self.max_tokens, self._publish_prompt,
+                                  self.generation_nice, self.hold_guesses)
             self._configure_intents()
         except (BackendError, ValueError) as err:
             self.error = str(err)
             self.get_logger().error(f'cannot configure the oracle: {err}')
             return TransitionCallbackReturn.FAILURE
         self.error = ''
-        prompt = PromptBuilder(self.system_prompt or SYSTEM_PROMPT, self.max_words,
-                               self.max_turns)
         self.events_out = self.interfaces.track(TextOutput(self, ORACLE_EVENTS, lifecycle=True))
         self.intents_out = self.interfaces.track(TextOutput(self, INTENTS, lifecycle=True))
         self.prompt_out = self.interfaces.track(TextOutput(self, ORACLE_PROMPT, lifecycle=True))
-        self.engine = OracleEngine(backend, self._publish, OracleScheduler(self.scheduler_config),
-                                   prompt, self.max_tokens, self._publish_prompt,
-                                   self.generation_nice)
+        self.engine = engine
         self.inputs = [self.interfaces.track(TextInput(self, topic, callback)) for topic, callback
                        in ((STT_PARTIAL, self._on_transcript), (STT_FINAL, self._on_transcript),
                            (FRONTEND_TEXT, self._on_agent_text),
@@ -231,7 +236,8 @@ class OracleNode(LifecycleNode):
         values = {**self.engine.backend.stats(), 'restarts': s.restarts,
                   'completed': s.completed, 'answered': s.answered, 'cancelled': s.cancelled,
                   'failed': s.failed, 'promoted': s.promoted,
-                  'promote_refused': s.promote_refused,
+                  'promote_refused': s.promote_refused, 'held': s.held,
+                  'continued': s.continued,
                   'cut_prompt_leak': s.cut_prompt_leak, 'cut_repetition': s.cut_repetition,
                   'cut_echo': s.cut_echo, 'backoffs': s.backoffs,
                   'held_by_backoff': s.held_by_backoff, 'finals_retried': s.finals_retried,

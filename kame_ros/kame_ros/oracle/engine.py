@@ -26,6 +26,12 @@ guess becomes the answer (``promote``) instead of a second generation of
 the same reply. It is re-announced as the final's reply (RESET with the
 final's ids, the text so far as one APPEND, DONE if it is over), keeps
 streaming under the final's ids, and gets back the process's CPU priority.
+With ``hold_guesses`` a guess stops once its opening is out (the words the
+reply guard releases at once): on a server shared by a fleet, the rest of
+a guess is mostly written for nobody (the next partial supersedes it) and
+delays the other robots' answers. A final that confirms it has the backend
+continue it from the words already written (``continue_reply``), so its
+first text is still there at once.
 Where the system refuses that priority (an unprivileged process cannot
 undo a nice), the final is generated afresh at full priority instead: a
 niced answer would starve behind the robot's other work. A final that
@@ -45,13 +51,15 @@ batch), so a robot has one request in flight on a shared server. The
 front-end never waits on any of it: it keeps the last candidate it had.
 """
 from collections import deque
+from contextlib import closing
 from dataclasses import dataclass, field
 import os
 import threading
 import time
 from typing import Callable
 
-from kame_ros.oracle.backends.base import LLMBackend, SERVER_FAULTS, ServerUnavailable
+from kame_ros.oracle.backends.base import (BackendError, LLMBackend, SERVER_FAULTS,
+                                           ServerUnavailable)
 from kame_ros.oracle.events import APPEND, DONE, OracleEvent, RESET
 from kame_ros.oracle.prompt import (AGENT, echoes_cut_reply, PromptBuilder, USER,
                                     without_cut_exchange)
@@ -77,6 +85,8 @@ class OracleStats:
     failed: int = 0
     promoted: int = 0  # finals answered by the guess already under way or done
     promote_refused: int = 0  # ... that could not get its priority back: generated afresh
+    held: int = 0  # guesses stopped after their opening (hold_guesses)
+    continued: int = 0  # ... whose final then had the backend write the rest
     cut_prompt_leak: int = 0
     cut_repetition: int = 0
     cut_echo: int = 0  # replies written again: they only repeated the cut-off agent turn
@@ -106,6 +116,11 @@ class Generation:
     status: str = ''  # '' while running, then complete / cancelled / failed
     cut: str = ''  # the reply guard's reason, if it cut the reply
     niced: bool = False  # its thread (and the threads it started) run niced
+    guard: ReplyGuard | None = None  # what may be said of it; kept for a continuation
+    messages: list[dict[str, str]] = field(default_factory=list)
+    written: str = ''  # everything the backend wrote, released or held by the guard
+    tokens: int = 0  # pieces the backend streamed
+    held: bool = False  # a guess stopped after its opening; a final may continue it
 
 
 class OracleEngine:
@@ -115,7 +130,7 @@ class OracleEngine:
                  scheduler: OracleScheduler | None = None,
                  prompt: PromptBuilder | None = None, max_tokens: int = 60,
                  on_prompt: Callable[[Restart, list[dict[str, str]]], None] | None = None,
-                 nice: int = 0) -> None:
+                 nice: int = 0, hold_guesses: bool = False) -> None:
         """
         ``emit`` is called (on engine threads) for every oracle event, in order.
 
@@ -126,13 +141,18 @@ class OracleEngine:
         speaks otherwise delays the STT's end of turn, and with it the
         acknowledgement and the reply. The answer to a final runs at the
         process's own priority: a niced answer would starve behind any busy
-        process of the robot.
+        process of the robot. ``hold_guesses`` needs a backend that can
+        continue a reply (BackendError otherwise).
         """
+        if hold_guesses and not backend.can_continue:
+            raise BackendError(f'hold_guesses needs a backend that can continue a reply; '
+                               f'the {backend.name} backend cannot')
         self.backend = backend
         self.scheduler = scheduler or OracleScheduler()
         self.prompt = prompt or PromptBuilder()
         self.max_tokens = max_tokens
         self.nice = nice
+        self.hold_guesses = hold_guesses
         self.stats = OracleStats()
         self.epoch = time.time_ns()
         self._emit = emit
@@ -266,17 +286,25 @@ class OracleEngine:
                     self._final_first_try = (key, time.monotonic())
             messages = self.prompt.messages('' if restart.final else restart.user_text,
                                             restart.final, note=not restart.complete)
-            guard = ReplyGuard(self.prompt.instructions())
+            generation.messages = messages
+            generation.guard = ReplyGuard(self.prompt.instructions())
             self.stats.restarts += 1
             if self._on_prompt is not None:
                 self._on_prompt(restart, messages)
-            # Started under the lock: ``idle`` never sees the restart without its thread.
-            self._generation = threading.Thread(target=self._generate,
-                                                args=(generation, messages, guard,
-                                                      self._generation),
-                                                daemon=True, name=f'oracle-gen-{restart.reply_id}')
-            self._generation.start()
+            self._start(generation)
         return restart
+
+    def _start(self, generation: Generation) -> None:
+        """
+        Run ``generation`` (a held one: its rest) on a thread of its own (locked).
+
+        Started under the lock: ``idle`` never sees the restart without its
+        thread; the thread waits for the one it supersedes to end.
+        """
+        self._generation = threading.Thread(
+            target=self._generate, args=(generation, self._generation), daemon=True,
+            name=f'oracle-gen-{generation.restart.reply_id}')
+        self._generation.start()
 
     def _promote(self, final: Restart) -> bool:
         """
@@ -303,6 +331,10 @@ class OracleEngine:
         if guess.status:
             self.stats.answered += 1
             self._emit_locked(final, DONE, status=guess.status)
+        elif guess.held:
+            guess.held = False
+            self.stats.continued += 1
+            self._start(guess)
         return True
 
     def _restore_priority(self) -> bool:
@@ -352,19 +384,45 @@ class OracleEngine:
             os.setpriority(os.PRIO_PROCESS, threading.get_native_id(), self.nice)
             generation.niced = True
 
-    def _stream(self, messages, guard: ReplyGuard, cancel: threading.Event,
-                say: Callable[[str], bool]) -> str | None:
-        """Stream one generation through ``guard`` to ``say``; return its held tail or None."""
-        for piece in self.backend.stream(messages, self.max_tokens, cancel):
-            if cancel.is_set() or not say(guard.feed(piece)):
-                return None
-            if guard.cut:
-                cancel.set()  # the reply is over: stop the backend generating
-                return None
-        return None if cancel.is_set() else guard.finish()
+    def _stream(self, generation: Generation, say: Callable[[str], bool],
+                reply_start: str) -> tuple[str | None, bool]:
+        """
+        Stream one generation (or its rest) through its guard to ``say``.
 
-    def _generate(self, generation: Generation, messages, guard: ReplyGuard,
-                  previous: threading.Thread | None) -> None:
+        Return the tail the guard still holds (None when cancelled, cut or
+        superseded) and whether the generation was held after its opening.
+        """
+        guard, cancel = generation.guard, generation.cancel
+        if reply_start:
+            pieces = self.backend.continue_reply(generation.messages, reply_start,
+                                                 max(1, self.max_tokens - generation.tokens),
+                                                 cancel)
+        else:
+            pieces = self.backend.stream(generation.messages, self.max_tokens, cancel)
+        with closing(pieces):  # a held guess ends its request here, at once
+            for piece in pieces:
+                generation.written += piece
+                generation.tokens += 1
+                if cancel.is_set() or not say(guard.feed(piece)):
+                    return None, False
+                if guard.cut:
+                    cancel.set()  # the reply is over: stop the backend generating
+                    return None, False
+                if self.hold_guesses and generation.pieces and self._hold(generation):
+                    return None, True
+        return (None if cancel.is_set() else guard.finish()), False
+
+    def _hold(self, generation: Generation) -> bool:
+        """Stop a guess whose opening is out until a final confirms it (False: a final's)."""
+        with self._lock:
+            if generation.restart.final:
+                return False
+            generation.held = True
+            self.stats.held += 1
+            return True
+
+    def _generate(self, generation: Generation, previous: threading.Thread | None) -> None:
+        """Write a reply (or, for a held guess its final confirmed, the rest of it)."""
         if self.nice and not generation.restart.final:
             self._lower_priority(generation)
         t0 = time.monotonic()
@@ -391,13 +449,20 @@ class OracleEngine:
                 self._emit_locked(generation.restart, APPEND, text)
             return True
         try:
-            tail = self._stream(messages, guard, cancel, say)
-            if tail is not None and not generation.pieces and echoes_cut_reply(messages, tail):
+            tail, held = self._stream(generation, say, generation.written)
+            if held:
+                return  # not over: a final that confirms it has the rest written
+            if tail is not None and not generation.pieces and \
+                    echoes_cut_reply(generation.messages, tail):
                 # Said nothing yet: answer again without the exchange the user interrupted.
                 with self._lock:
                     self.stats.cut_echo += 1
-                guard = ReplyGuard(self.prompt.instructions())
-                tail = self._stream(without_cut_exchange(messages), guard, cancel, say)
+                generation.messages = without_cut_exchange(generation.messages)
+                generation.guard = ReplyGuard(self.prompt.instructions())
+                generation.written, generation.tokens = '', 0
+                tail, held = self._stream(generation, say, '')
+                if held:
+                    return
             if tail is not None:
                 say(tail)
         except Exception as err:  # noqa: B902 - any backend failure is counted, never fatal
@@ -407,6 +472,7 @@ class OracleEngine:
                 self.stats.last_error = f'{type(err).__name__}: {err}'
                 if isinstance(err, ServerUnavailable):
                     self._back_off(err, generation.restart)
+        guard = generation.guard
         if guard.cut:
             with self._lock:
                 if guard.cut == LEAK:

@@ -48,6 +48,7 @@ class LLMBackend(ABC):
     """A chat model that streams a reply."""
 
     name = 'base'
+    can_continue = False  # ``continue_reply`` works: a reply can stop and go on later
 
     def load(self, progress: Progress) -> None:
         """Load weights or check the server; report steps through ``progress``."""
@@ -56,6 +57,18 @@ class LLMBackend(ABC):
     def stream(self, messages: Messages, max_tokens: int,
                cancel: threading.Event) -> Iterator[str]:
         """Yield reply text pieces until done, ``max_tokens`` or ``cancel``."""
+
+    def continue_reply(self, messages: Messages, reply_start: str, max_tokens: int,
+                       cancel: threading.Event) -> Iterator[str]:
+        """
+        Yield the rest of a reply to ``messages`` that begins with ``reply_start``.
+
+        The oracle can then stop a guess once its opening is written and
+        have the rest written only if the user's final confirms it (a shared
+        server writes no replies nobody hears); the model goes on from the
+        words already said instead of writing the reply again.
+        """
+        raise BackendError(f'the {self.name} backend cannot continue a reply')
 
     def score(self, messages: Messages, prefix: str, continuations: list[str]) -> list[float]:
         """

@@ -35,6 +35,8 @@ from typing import Any, Iterator, Sequence
 from kame_ros.oracle.backends.base import BackendError, LLMBackend, Messages, Progress
 
 PROMPT_BATCH = 16  # tokens per prompt-evaluation batch: what an abort can lose (8 is slower)
+# llama-cpp-python's chat completion samples with this repeat penalty (its default).
+CHAT_REPEAT_PENALTY = 1.1
 _ABORTING = threading.Event()  # set from an abort this process asked for until it returns
 _LOG_FILTER = []  # the installed C log callback, kept referenced for the process's life
 
@@ -103,6 +105,7 @@ class LlamaCppBackend(LLMBackend):
     """GGUF chat model via llama-cpp-python."""
 
     name = 'llama_cpp'
+    can_continue = True
 
     def __init__(self, model: str, context_tokens: int = 2048, threads: int = 0,
                  gpu_layers: int = 0) -> None:
@@ -144,13 +147,18 @@ class LlamaCppBackend(LLMBackend):
         llama_cpp.llama_set_abort_callback(self.llm.ctx, self._abort, None)
         progress('ready')
 
-    def prompt_tokens(self, messages: Messages) -> list[int]:
-        """Return the tokens llama-cpp-python's chat completion evaluates for ``messages``."""
+    def prompt_tokens(self, messages: Messages, reply_start: str = '') -> list[int]:
+        """
+        Return the tokens llama-cpp-python's chat completion evaluates for ``messages``.
+
+        With ``reply_start``, the prompt that continues that reply: the
+        template's opening of the assistant's turn, then the reply so far.
+        """
         if self._formatter is None:
             return []
         result = self._formatter(messages=messages)
-        return self.llm.tokenize(result.prompt.encode('utf-8'), add_bos=not result.added_special,
-                                 special=True)
+        return self.llm.tokenize((result.prompt + reply_start).encode('utf-8'),
+                                 add_bos=not result.added_special, special=True)
 
     def _should_abort(self, _data) -> bool:
         """Tell llama.cpp, between graph nodes, whether the running generation is cancelled."""
@@ -165,20 +173,37 @@ class LlamaCppBackend(LLMBackend):
     def stream(self, messages: Messages, max_tokens: int,
                cancel: threading.Event) -> Iterator[str]:
         """Yield content deltas of a streamed chat completion."""
+        return self._run(messages, '', max_tokens, cancel)
+
+    def continue_reply(self, messages: Messages, reply_start: str, max_tokens: int,
+                       cancel: threading.Event) -> Iterator[str]:
+        """
+        Yield the rest of a reply that begins with ``reply_start``.
+
+        The prompt is the chat prompt with the reply so far after it (the
+        GGUF's template, as ``stream`` evaluates it), so llama.cpp reuses
+        the tokens of the generation that wrote that start.
+        """
+        if self._formatter is None:
+            raise BackendError(f'{Path(self.model_path).name} has no chat template: '
+                               'a reply cannot be continued')
+        return self._run(messages, reply_start, max_tokens, cancel)
+
+    def _run(self, messages: Messages, reply_start: str, max_tokens: int,
+             cancel: threading.Event) -> Iterator[str]:
+        """Generate under the context's lock, cancellable between tokens and graph nodes."""
         if self.llm is None:
             raise BackendError('backend not loaded')
         with self._busy:
             if cancel.is_set():
                 return
-            self._count(self.prompt_tokens(messages))
+            tokens = self.prompt_tokens(messages, reply_start)
+            self._count(tokens)
             self._cancel = cancel
             try:
-                for chunk in self.llm.create_chat_completion(messages=messages,
-                                                             max_tokens=max_tokens,
-                                                             temperature=0.0, stream=True):
+                for piece in self._pieces(messages, tokens if reply_start else None, max_tokens):
                     if cancel.is_set():
                         return
-                    piece = chunk['choices'][0]['delta'].get('content')
                     if piece:
                         yield piece
             except RuntimeError:
@@ -189,6 +214,28 @@ class LlamaCppBackend(LLMBackend):
             finally:
                 self._cancel = None
                 _ABORTING.clear()
+
+    def _pieces(self, messages: Messages, continued: list[int] | None,
+                max_tokens: int) -> Iterator[str]:
+        """
+        Stream a chat completion, or the plain completion of a continued reply's tokens.
+
+        The continuation samples as llama-cpp-python's chat completion does
+        (its repeat penalty, the template's stop text and token), so a held
+        reply goes on with the words it would have written unheld.
+        """
+        if continued is None:
+            chunks = self.llm.create_chat_completion(messages=messages, max_tokens=max_tokens,
+                                                     temperature=0.0, stream=True)
+            for chunk in chunks:
+                yield chunk['choices'][0]['delta'].get('content')
+            return
+        template = self._formatter(messages=messages)
+        for chunk in self.llm.create_completion(
+                continued, max_tokens=max_tokens, temperature=0.0, stream=True,
+                repeat_penalty=CHAT_REPEAT_PENALTY, stop=template.stop,
+                stopping_criteria=template.stopping_criteria):
+            yield chunk['choices'][0]['text']
 
     def _count(self, tokens: list[int]) -> None:
         """Count a prompt about to be evaluated: llama.cpp reuses what it shares with the last."""

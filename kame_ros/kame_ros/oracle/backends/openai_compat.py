@@ -30,12 +30,15 @@ from kame_ros.oracle.backends.base import (BackendError, HTTP_ERROR, LLMBackend,
 
 CHECK_TIMEOUT_S = 3.0
 WATCH_S = 0.05  # how often the cancel watcher looks whether its reply ended by itself
+# The request body's flags that continue the last (assistant) message: vLLM's, llama.cpp's.
+CONTINUE = {'continue_final_message': True, 'add_generation_prompt': False}
 
 
 class OpenAIBackend(LLMBackend):
     """Chat completions over HTTP, streamed."""
 
     name = 'openai'
+    can_continue = True
 
     def __init__(self, base_url: str, model: str, api_key_env: str = 'OPENAI_API_KEY',
                  timeout_s: float = 10.0, connect_timeout_s: float = 3.0,
@@ -72,10 +75,29 @@ class OpenAIBackend(LLMBackend):
     def stream(self, messages: Messages, max_tokens: int,
                cancel: threading.Event) -> Iterator[str]:
         """Yield content deltas until the reply's finish reason; a cancel closes the request."""
+        return self._request(messages, max_tokens, cancel, None)
+
+    def continue_reply(self, messages: Messages, reply_start: str, max_tokens: int,
+                       cancel: threading.Event) -> Iterator[str]:
+        """
+        Yield the rest of a reply: ``reply_start`` is sent as the assistant's unfinished turn.
+
+        With vLLM's ``continue_final_message`` (llama.cpp's llama-server
+        takes the same flags) the chat template leaves that turn open and
+        the server streams only what follows it; its prompt cache already
+        holds the prompt and, mostly, the start. A server that ignores the
+        flags answers wrongly (llama-cpp-python's opens a new turn after
+        it): docs/robot.md names the servers checked.
+        """
+        return self._request(messages + [{'role': 'assistant', 'content': reply_start}],
+                             max_tokens, cancel, CONTINUE)
+
+    def _request(self, messages: Messages, max_tokens: int, cancel: threading.Event,
+                 extra_body: dict[str, bool] | None) -> Iterator[str]:
         try:
             stream = self.client.chat.completions.create(
                 model=self.model, messages=messages, max_tokens=max_tokens, temperature=0.0,
-                stream=True)
+                stream=True, extra_body=extra_body)
         except self._openai.OpenAIError as err:
             raise self._fault(err, streaming=False) from err
         done = threading.Event()
